@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+# hwpmc for Linux: top-level build.
+#
+#   make                 module for every kernel of the matrix + userland
+#   make KDIR=/lib/modules/$(uname -r)/build   module for one kernel tree
+#   make check           everything: deps, builds, checkpatch, unit tests,
+#                        kselftests in the guest on both kernels
+#   make demo            hwpmc at work inside a guest kernel
+#
+# Kernel modules land in build/<kernel-release>/hwpmc.ko (the test flavor,
+# never shipped, in build/<kernel-release>/test/hwpmc.ko); userland in
+# build/userland/.
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+JOBS ?= $(shell nproc)
+
+.PHONY: all modules modules-test userland check demo checkpatch install \
+	clean help
+
+all: modules modules-test userland
+
+ifeq ($(KDIR),)
+# Every kernel of the matrix (scripts/kernels reads Debian's metapackages).
+modules:
+	@set -e; scripts/kernels --headers all | while read -r short rel hdr; do \
+		scripts/build-kmod "$$hdr" release; done
+modules-test:
+	@set -e; scripts/kernels --headers all | while read -r short rel hdr; do \
+		scripts/build-kmod "$$hdr" test; done
+else
+modules:
+	@scripts/build-kmod "$(KDIR)" release
+modules-test:
+	@scripts/build-kmod "$(KDIR)" test
+endif
+
+userland:
+	@scripts/linux-src-extract
+	@cmake -S $(TOP) -B $(BUILD)/userland -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD)/userland -j$(JOBS)
+
+check:
+	@scripts/check
+
+demo:
+	@scripts/demo
+
+checkpatch:
+	@scripts/linux-src-extract
+	@perl $(BUILD)/linux-src/checkpatch.pl --no-tree --strict --terse \
+		-f kmod/*.c kmod/*.h kmod/*/*.c include/uapi/linux/*.h
+
+# Install the module for KDIR (default: the running kernel) and userland.
+install:
+	@scripts/build-kmod "$(or $(KDIR),/lib/modules/$(shell uname -r)/build)" release
+	$(MAKE) -C "$(or $(KDIR),/lib/modules/$(shell uname -r)/build)" \
+		M=$(BUILD)/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+		"$(or $(KDIR),/lib/modules/$(shell uname -r)/build)/include/generated/utsrelease.h") \
+		modules_install
+	install -D -m 0644 kmod/99-hwpmc.rules $(DESTDIR)/etc/udev/rules.d/99-hwpmc.rules
+	@cmake -S $(TOP) -B $(BUILD)/userland >/dev/null
+	@cmake --build $(BUILD)/userland -j$(JOBS)
+	cmake --install $(BUILD)/userland
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@sed -n '2,16s/^# \{0,1\}//p' Makefile

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * hwpmc: FreeBSD's hardware performance-monitoring counter driver for Linux.
+ *
+ * This header is the ABI between the kernel module and userland.  The rules:
+ *  - every structure uses fixed-width types only, with explicit padding;
+ *  - every field named "reserved" (and every unused flag bit) must be zero
+ *    on input, or the operation fails with EINVAL;
+ *  - ioctl numbers are only ever appended, never reused or renumbered;
+ *  - HWPMC_VERSION_MAJOR changes only on an incompatible change; a minor
+ *    bump is additive (new ops, new record types, new fields carved out of
+ *    reserved space that read as zero from older modules).
+ *
+ * One ioctl exists per FreeBSD PMC_OP_* operation (see hwpmc(4)); the ioctl
+ * number's "nr" is the FreeBSD operation number.
+ */
+#ifndef _UAPI_LINUX_HWPMC_H
+#define _UAPI_LINUX_HWPMC_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
+#define HWPMC_VERSION_MAJOR	1
+#define HWPMC_VERSION_MINOR	0
+#define HWPMC_VERSION_PATCH	0
+#define HWPMC_VERSION_MAKE(maj, min, pat) \
+	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
+#define HWPMC_VERSION \
+	HWPMC_VERSION_MAKE(HWPMC_VERSION_MAJOR, HWPMC_VERSION_MINOR, \
+			   HWPMC_VERSION_PATCH)
+#define HWPMC_VERSION_TO_MAJOR(v)	(((v) >> 24) & 0xff)
+#define HWPMC_VERSION_TO_MINOR(v)	(((v) >> 16) & 0xff)
+
+#define HWPMC_DEVICE_NAME	"hwpmc"	/* /dev/hwpmc */
+
+/*
+ * FreeBSD's EDOOFUS ("programming error") has no Linux counterpart.  hwpmc
+ * returns EBADFD (77, "file descriptor in bad state") in its place: starting
+ * a PMC that needs a log file while no log file is configured.  No other
+ * hwpmc operation returns EBADFD.
+ */
+#define HWPMC_EDOOFUS		77
+
+/* CPU types (GETCPUINFO cputype). */
+#define PMC_CPU_GENERIC		0x00	/* no hardware PMU: TSC and SOFT only */
+#define PMC_CPU_INTEL_ARCH	0x01	/* Intel architectural PerfMon */
+#define PMC_CPU_AMD_K8		0x02	/* AMD legacy 4 counters */
+#define PMC_CPU_AMD_EXT		0x03	/* AMD PerfCtrExtCore, 6 counters */
+#define PMC_CPU_AMD_V2		0x04	/* AMD PerfMonV2 */
+
+/* PMC classes. */
+#define PMC_CLASS_TSC		0x00	/* CPU timestamp counter */
+#define PMC_CLASS_K8		0x02	/* AMD core counters */
+#define PMC_CLASS_IAF		0x06	/* Intel fixed-function counters */
+#define PMC_CLASS_IAP		0x07	/* Intel programmable counters */
+#define PMC_CLASS_SOFT		0x13	/* software events, no PMU needed */
+#define PMC_CLASS_MAX		0x13
+
+/* PMC modes. */
+#define PMC_MODE_SS		0	/* system scope, sampling */
+#define PMC_MODE_SC		1	/* system scope, counting */
+#define PMC_MODE_TS		2	/* process ("thread") scope, sampling */
+#define PMC_MODE_TC		3	/* process scope, counting */
+#define PMC_MODE_MAX		3
+#define PMC_MODE_INVALID	4
+
+/* PMC states (GETPMCINFO state, PMCADMIN state). */
+#define PMC_STATE_DISABLED	0	/* administratively disabled */
+#define PMC_STATE_FREE		1	/* not allocated */
+#define PMC_STATE_ALLOCATED	2	/* allocated, never started */
+#define PMC_STATE_STOPPED	3
+#define PMC_STATE_RUNNING	4
+#define PMC_STATE_DELETED	5	/* being released */
+#define PMC_STATE_MAX		5
+
+/* Row dispositions (see hwpmc(4) "PMC ROW DISPOSITIONS"). */
+#define PMC_DISP_STANDALONE	0
+#define PMC_DISP_FREE		1
+#define PMC_DISP_THREAD		2
+#define PMC_DISP_UNKNOWN	3
+
+/* Capabilities. */
+#define PMC_CAP_INTERRUPT	0x0001	/* can sample */
+#define PMC_CAP_USER		0x0002	/* can count user mode */
+#define PMC_CAP_SYSTEM		0x0004	/* can count kernel mode */
+#define PMC_CAP_EDGE		0x0008	/* edge detect */
+#define PMC_CAP_THRESHOLD	0x0010	/* counter mask */
+#define PMC_CAP_READ		0x0020	/* readable */
+#define PMC_CAP_WRITE		0x0040	/* writable */
+#define PMC_CAP_INVERT		0x0080	/* invert counter mask */
+#define PMC_CAP_QUALIFIER	0x0100	/* unit mask */
+#define PMC_CAP_PRECISE		0x0200
+#define PMC_CAP_TAGGING		0x0400
+#define PMC_CAP_CASCADE		0x0800
+#define PMC_CAP_SYSWIDE		0x1000
+#define PMC_CAP_DOMWIDE		0x2000
+#define PMC_CAP_ANYTHREAD	0x4000	/* Intel AnyThread */
+#define PMC_CAP_MASK		0x7fff
+
+/* PMCALLOCATE flags. */
+#define PMC_F_DESCENDANTS	0x00000004
+#define PMC_F_LOG_PROCCSW	0x00000008
+#define PMC_F_LOG_PROCEXIT	0x00000010
+#define PMC_F_KGMON		0x00000040	/* unimplemented: EOPNOTSUPP */
+#define PMC_F_CALLCHAIN		0x00000080
+#define PMC_F_ALLOCATE_MASK	0x000000dc
+/* PMCRW flags. */
+#define PMC_F_NEWVALUE		0x00000010	/* write pm_value */
+#define PMC_F_OLDVALUE		0x00000020	/* return the old value */
+#define PMC_F_RW_MASK		0x00000030
+
+#define PMC_CPU_ANY		0xffffffffU
+#define PMC_ID_INVALID		0xffffffffU
+#define PMC_PID_SELF		0	/* PMCATTACH/PMCDETACH: the caller */
+
+#define PMC_NAME_MAX		64	/* names, NUL-terminated */
+#define PMC_CLASS_TABLE_SIZE	16
+
+/* --- per-operation argument structures ---------------------------------- */
+
+/* GETMODULEVERSION: handshake.  in: the caller's HWPMC_VERSION (or 0 to
+ * skip the check); out: the module's.  A different major: EPROTO, with
+ * version still filled in.
+ */
+struct pmc_op_getmoduleversion {
+	__u32	pm_version;		/* in: user's, out: module's */
+	__u32	pm_reserved;
+};
+
+struct pmc_classinfo {
+	__u32	pm_class;		/* PMC_CLASS_* */
+	__u32	pm_caps;		/* PMC_CAP_* */
+	__u32	pm_width;		/* counter width in bits */
+	__u32	pm_num;			/* rows of this class */
+	__u32	pm_firstrow;		/* row index of the first */
+	__u32	pm_reserved[3];
+};
+
+/* GETCPUINFO. */
+struct pmc_op_getcpuinfo {
+	__u32	pm_cputype;		/* PMC_CPU_* */
+	__u32	pm_ncpu;		/* highest possible CPU number + 1 */
+	__u32	pm_npmc;		/* rows per CPU, all classes */
+	__u32	pm_nclass;		/* valid entries of pm_classes */
+	__u32	pm_reserved[4];
+	struct pmc_classinfo pm_classes[PMC_CLASS_TABLE_SIZE];
+};
+
+/* One row of one CPU (GETPMCINFO). */
+struct pmc_info {
+	char	pm_name[PMC_NAME_MAX];	/* e.g. "SOFT-3" */
+	__u32	pm_class;
+	__u32	pm_enabled;		/* 0: administratively disabled */
+	__u32	pm_rowdisp;		/* PMC_DISP_* */
+	__s32	pm_ownerpid;		/* system-scope owner here, or -1 */
+	__u32	pm_state;		/* PMC_STATE_* of that PMC, or FREE */
+	__u32	pm_mode;		/* its mode, or PMC_MODE_INVALID */
+	__u32	pm_event;		/* its event code */
+	__u32	pm_flags;		/* its PMC_F_* allocation flags */
+	__u64	pm_reloadcount;		/* its sampling period */
+	__u32	pm_reserved[4];
+};
+
+/* GETPMCINFO: rows of one CPU.  Pass pm_info = 0 to learn pm_npmc.  If
+ * pm_npmc (in: capacity of the array) is smaller than the row count, the
+ * call fails with E2BIG and pm_npmc holds the row count.
+ */
+struct pmc_op_getpmcinfo {
+	__u32	pm_cpu;			/* in */
+	__u32	pm_npmc;		/* in: capacity, out: rows */
+	__u64	pm_info;		/* in: user pointer to pmc_info[] */
+	__u32	pm_reserved[4];
+};
+
+/* PMCADMIN: enable or disable one row on one CPU (needs privilege). */
+struct pmc_op_pmcadmin {
+	__u32	pm_cpu;
+	__u32	pm_pmcid;		/* the row index */
+	__u32	pm_state;		/* PMC_STATE_DISABLED or _FREE */
+	__u32	pm_flags;		/* reserved, 0 */
+};
+
+/* PMCALLOCATE. */
+struct pmc_op_pmcallocate {
+	__u32	pm_cpu;			/* CPU, or PMC_CPU_ANY (process) */
+	__u32	pm_class;		/* PMC_CLASS_* */
+	__u32	pm_event;		/* class-specific event code */
+	__u32	pm_mode;		/* PMC_MODE_* */
+	__u32	pm_flags;		/* PMC_F_* allocation flags */
+	__u32	pm_caps;		/* PMC_CAP_* wanted */
+	__u32	pm_pmcid;		/* out: handle */
+	__u32	pm_reserved0;
+	__u64	pm_count;		/* initial count / sampling period */
+	__u64	pm_config;		/* class-specific (x86: see below) */
+	__u64	pm_config1;		/* class-specific, 0 if unused */
+	__u32	pm_reserved[6];
+};
+
+/* x86 pm_config: the event-select bits user code may set. */
+#define PMC_X86_CONFIG_UMASK(c)		(((c) >> 8) & 0xff)
+#define PMC_X86_CONFIG_CMASK(c)		(((c) >> 24) & 0xff)
+
+/* PMCATTACH, PMCDETACH. */
+struct pmc_op_pmcattach {
+	__u32	pm_pmcid;
+	__s32	pm_pid;			/* PMC_PID_SELF: the caller */
+	__u32	pm_reserved[2];
+};
+
+/* PMCRELEASE, PMCSTART, PMCSTOP. */
+struct pmc_op_simple {
+	__u32	pm_pmcid;
+	__u32	pm_reserved;
+};
+
+/* PMCRW. */
+struct pmc_op_pmcrw {
+	__u32	pm_pmcid;
+	__u32	pm_flags;		/* PMC_F_NEWVALUE | PMC_F_OLDVALUE */
+	__u64	pm_value;		/* in: new value, out: old value */
+};
+
+/* PMCSETCOUNT. */
+struct pmc_op_pmcsetcount {
+	__u32	pm_pmcid;
+	__u32	pm_reserved;
+	__u64	pm_count;
+};
+
+/* PMCGETMSR (FreeBSD PMC_OP_PMCX86GETMSR): the RDPMC index. */
+struct pmc_op_getmsr {
+	__u32	pm_pmcid;
+	__u32	pm_msr;			/* out: RDPMC ECX value */
+	__u32	pm_reserved[2];
+};
+
+/* GETCAPS: the capabilities of an allocated PMC. */
+struct pmc_op_caps {
+	__u32	pm_pmcid;
+	__u32	pm_caps;		/* out */
+};
+
+/* CONFIGURELOG: fd of a file, pipe or socket; -1 deconfigures. */
+struct pmc_op_configurelog {
+	__s32	pm_logfd;
+	__u32	pm_flags;		/* reserved, 0 */
+	__u32	pm_reserved[2];
+};
+
+/* WRITELOG: a timestamped USERDATA record. */
+struct pmc_op_writelog {
+	__u32	pm_userdata;
+	__u32	pm_reserved;
+};
+
+/* GETDRIVERSTATS. */
+struct pmc_op_getdriverstats {
+	__u64	pm_intr_ignored;	/* interrupts not ours */
+	__u64	pm_intr_processed;	/* interrupts handled */
+	__u64	pm_intr_bufferfull;	/* samples dropped: ring full */
+	__u64	pm_syscalls;		/* ioctls issued */
+	__u64	pm_syscall_errors;	/* ioctls that failed */
+	__u64	pm_buffer_requests;	/* log buffers requested */
+	__u64	pm_buffer_requests_failed; /* none free */
+	__u64	pm_log_sweeps;		/* ring drains */
+	__u64	pm_samples_taken;
+	__u64	pm_samples_dropped;
+	__u64	pm_log_bytes;		/* bytes written to logs */
+	__u64	pm_alloc_failed;	/* atomic allocations that failed */
+	__u64	pm_reserved[8];
+};
+
+/* One SOFT event (GETDYNEVENTINFO). */
+struct pmc_dyn_event_descr {
+	char	pm_ev_name[PMC_NAME_MAX];	/* e.g. "CLOCK.PROF" */
+	__u32	pm_ev_code;
+	__u32	pm_ev_flags;			/* reserved, 0 */
+};
+
+/* GETDYNEVENTINFO: the event list of a class with dynamic events (SOFT).
+ * Same capacity protocol as GETPMCINFO.
+ */
+struct pmc_op_getdyneventinfo {
+	__u32	pm_class;		/* in: PMC_CLASS_SOFT */
+	__u32	pm_nevent;		/* in: capacity, out: events */
+	__u64	pm_events;		/* in: user pointer */
+	__u32	pm_reserved[4];
+};
+
+/* SOFT event codes. */
+#define PMC_SOFT_CLOCK_HARD		0	/* scheduler ticks */
+#define PMC_SOFT_CLOCK_PROF		1	/* CPU time, nanoseconds */
+#define PMC_SOFT_PAGE_FAULT_ALL		2
+#define PMC_SOFT_PAGE_FAULT_READ	3
+#define PMC_SOFT_PAGE_FAULT_WRITE	4
+#define PMC_SOFT_SCHED_SWITCH		5
+#define PMC_SOFT_SCHED_MIGRATE		6
+#define PMC_SOFT_SYSCALL_ENTER		7
+#define PMC_SOFT_NEVENTS		8
+
+/* --- ioctl numbers: nr = FreeBSD PMC_OP_* number; append only ---------- */
+#define HWPMC_IOC_MAGIC		0xb7
+
+#define PMC_OP_CONFIGURELOG	0
+#define PMC_OP_FLUSHLOG		1
+#define PMC_OP_GETCPUINFO	2
+#define PMC_OP_GETDRIVERSTATS	3
+#define PMC_OP_GETMODULEVERSION	4
+#define PMC_OP_GETPMCINFO	5
+#define PMC_OP_PMCADMIN		6
+#define PMC_OP_PMCALLOCATE	7
+#define PMC_OP_PMCATTACH	8
+#define PMC_OP_PMCDETACH	9
+#define PMC_OP_PMCGETMSR	10	/* FreeBSD PMC_OP_PMCX86GETMSR */
+#define PMC_OP_PMCRELEASE	11
+#define PMC_OP_PMCRW		12
+#define PMC_OP_PMCSETCOUNT	13
+#define PMC_OP_PMCSTART		14
+#define PMC_OP_PMCSTOP		15
+#define PMC_OP_WRITELOG		16
+#define PMC_OP_CLOSELOG		17
+#define PMC_OP_GETDYNEVENTINFO	18
+#define PMC_OP_GETCAPS		19
+#define PMC_OP_MAX		19
+
+#define HWPMC_IOC_CONFIGURELOG \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_CONFIGURELOG, struct pmc_op_configurelog)
+#define HWPMC_IOC_FLUSHLOG	_IO(HWPMC_IOC_MAGIC, PMC_OP_FLUSHLOG)
+#define HWPMC_IOC_GETCPUINFO \
+	_IOR(HWPMC_IOC_MAGIC, PMC_OP_GETCPUINFO, struct pmc_op_getcpuinfo)
+#define HWPMC_IOC_GETDRIVERSTATS \
+	_IOR(HWPMC_IOC_MAGIC, PMC_OP_GETDRIVERSTATS, \
+	     struct pmc_op_getdriverstats)
+#define HWPMC_IOC_GETMODULEVERSION \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_GETMODULEVERSION, \
+	      struct pmc_op_getmoduleversion)
+#define HWPMC_IOC_GETPMCINFO \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_GETPMCINFO, struct pmc_op_getpmcinfo)
+#define HWPMC_IOC_PMCADMIN \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCADMIN, struct pmc_op_pmcadmin)
+#define HWPMC_IOC_PMCALLOCATE \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_PMCALLOCATE, struct pmc_op_pmcallocate)
+#define HWPMC_IOC_PMCATTACH \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCATTACH, struct pmc_op_pmcattach)
+#define HWPMC_IOC_PMCDETACH \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCDETACH, struct pmc_op_pmcattach)
+#define HWPMC_IOC_PMCGETMSR \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_PMCGETMSR, struct pmc_op_getmsr)
+#define HWPMC_IOC_PMCRELEASE \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCRELEASE, struct pmc_op_simple)
+#define HWPMC_IOC_PMCRW \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_PMCRW, struct pmc_op_pmcrw)
+#define HWPMC_IOC_PMCSETCOUNT \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCSETCOUNT, struct pmc_op_pmcsetcount)
+#define HWPMC_IOC_PMCSTART \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCSTART, struct pmc_op_simple)
+#define HWPMC_IOC_PMCSTOP \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCSTOP, struct pmc_op_simple)
+#define HWPMC_IOC_WRITELOG \
+	_IOW(HWPMC_IOC_MAGIC, PMC_OP_WRITELOG, struct pmc_op_writelog)
+#define HWPMC_IOC_CLOSELOG	_IO(HWPMC_IOC_MAGIC, PMC_OP_CLOSELOG)
+#define HWPMC_IOC_GETDYNEVENTINFO \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_GETDYNEVENTINFO, \
+	      struct pmc_op_getdyneventinfo)
+#define HWPMC_IOC_GETCAPS \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_GETCAPS, struct pmc_op_caps)
+
+#endif /* _UAPI_LINUX_HWPMC_H */
