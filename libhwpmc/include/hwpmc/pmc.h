@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * <hwpmc/pmc.h> (also reachable as <pmc.h>): the FreeBSD pmc(3) API on Linux.
+ *
+ * Source compatible with FreeBSD's <pmc.h>: same function names, argument
+ * order, types and constants.  Every function returns 0 (or a count), or -1
+ * with errno set; the name functions return a string, or NULL with errno set
+ * to EINVAL.
+ *
+ * Differences from FreeBSD, forced by Linux or by this port's ABI:
+ *  - pmc_init() opens the character device /dev/hwpmc (the environment
+ *    variable HWPMC_DEVICE names another path, for tests; it is ignored in
+ *    set-uid programs).  Without the device it fails with the errno of
+ *    open(2): ENOENT (module not loaded) or ENXIO.  A kernel module whose
+ *    major ABI version differs fails with EPROTO (FreeBSD: EPROGMISMATCH,
+ *    which Linux lacks).
+ *  - The ABI header <linux/hwpmc.h> defines the constants as macros; this
+ *    header turns the FreeBSD enumerations (PMC_CLASS_*, PMC_MODE_*,
+ *    PMC_STATE_*, PMC_DISP_*, PMC_CPU_*, PMC_CAP_*) into real enumerators of
+ *    enum pmc_class, pmc_mode, ... with the same values, and keeps them
+ *    visible to #ifdef.  They can no longer be used in #if arithmetic.
+ *  - The CPU types and the classes are those of this port (GENERIC,
+ *    INTEL_ARCH, AMD_K8, AMD_EXT, AMD_V2; TSC, K8, IAF, IAP, SOFT).
+ *  - struct pmc_classinfo and struct pmc_info are the ABI header's: the same
+ *    field names as FreeBSD's, fixed-width types, and a few more fields.
+ *  - An event "code" is class specific (enum pmc_event): see
+ *    PMC_EV_MAKE() and pmc_name_of_event().
+ *  - pmc_errmsg() (an extension) explains the last pmc_allocate() failure.
+ */
+#ifndef HWPMC_PMC_H
+#define HWPMC_PMC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/hwpmc.h>
+
+#ifdef __cplusplus
+#define HWPMC_ENUM_BASE : uint32_t
+extern "C" {
+#else
+#define HWPMC_ENUM_BASE
+#endif
+
+/* --- enumerations ---------------------------------------------------------
+ * The values are the ABI header's (checked at library build time).
+ */
+
+#undef PMC_CPU_GENERIC
+#undef PMC_CPU_INTEL_ARCH
+#undef PMC_CPU_AMD_K8
+#undef PMC_CPU_AMD_EXT
+#undef PMC_CPU_AMD_V2
+enum pmc_cputype HWPMC_ENUM_BASE {
+    PMC_CPU_GENERIC = 0x00,    /* no hardware PMU: TSC and SOFT only */
+    PMC_CPU_INTEL_ARCH = 0x01, /* Intel architectural PerfMon */
+    PMC_CPU_AMD_K8 = 0x02,     /* AMD legacy, 4 counters */
+    PMC_CPU_AMD_EXT = 0x03,    /* AMD PerfCtrExtCore, 6 counters */
+    PMC_CPU_AMD_V2 = 0x04,     /* AMD PerfMonV2 */
+};
+#define PMC_CPU_GENERIC PMC_CPU_GENERIC
+#define PMC_CPU_INTEL_ARCH PMC_CPU_INTEL_ARCH
+#define PMC_CPU_AMD_K8 PMC_CPU_AMD_K8
+#define PMC_CPU_AMD_EXT PMC_CPU_AMD_EXT
+#define PMC_CPU_AMD_V2 PMC_CPU_AMD_V2
+#define PMC_CPU_FIRST PMC_CPU_GENERIC
+#define PMC_CPU_LAST PMC_CPU_AMD_V2
+
+#undef PMC_CLASS_TSC
+#undef PMC_CLASS_K8
+#undef PMC_CLASS_IAF
+#undef PMC_CLASS_IAP
+#undef PMC_CLASS_SOFT
+enum pmc_class HWPMC_ENUM_BASE {
+    PMC_CLASS_TSC = 0x00,  /* CPU timestamp counter */
+    PMC_CLASS_K8 = 0x02,   /* AMD core counters */
+    PMC_CLASS_IAF = 0x06,  /* Intel fixed-function counters */
+    PMC_CLASS_IAP = 0x07,  /* Intel programmable counters */
+    PMC_CLASS_SOFT = 0x13, /* software events */
+};
+#define PMC_CLASS_TSC PMC_CLASS_TSC
+#define PMC_CLASS_K8 PMC_CLASS_K8
+#define PMC_CLASS_IAF PMC_CLASS_IAF
+#define PMC_CLASS_IAP PMC_CLASS_IAP
+#define PMC_CLASS_SOFT PMC_CLASS_SOFT
+#define PMC_CLASS_FIRST PMC_CLASS_TSC
+#define PMC_CLASS_LAST PMC_CLASS_SOFT
+
+#undef PMC_MODE_SS
+#undef PMC_MODE_SC
+#undef PMC_MODE_TS
+#undef PMC_MODE_TC
+enum pmc_mode HWPMC_ENUM_BASE {
+    PMC_MODE_SS = 0, /* system scope, sampling */
+    PMC_MODE_SC = 1, /* system scope, counting */
+    PMC_MODE_TS = 2, /* process scope, sampling */
+    PMC_MODE_TC = 3, /* process scope, counting */
+};
+#define PMC_MODE_SS PMC_MODE_SS
+#define PMC_MODE_SC PMC_MODE_SC
+#define PMC_MODE_TS PMC_MODE_TS
+#define PMC_MODE_TC PMC_MODE_TC
+#define PMC_MODE_FIRST PMC_MODE_SS
+#define PMC_MODE_LAST PMC_MODE_TC
+
+#define PMC_IS_COUNTING_MODE(mode) ((mode) == PMC_MODE_SC || (mode) == PMC_MODE_TC)
+#define PMC_IS_SYSTEM_MODE(mode) ((mode) == PMC_MODE_SS || (mode) == PMC_MODE_SC)
+#define PMC_IS_SAMPLING_MODE(mode) ((mode) == PMC_MODE_SS || (mode) == PMC_MODE_TS)
+#define PMC_IS_VIRTUAL_MODE(mode) ((mode) == PMC_MODE_TS || (mode) == PMC_MODE_TC)
+
+#undef PMC_STATE_DISABLED
+#undef PMC_STATE_FREE
+#undef PMC_STATE_ALLOCATED
+#undef PMC_STATE_STOPPED
+#undef PMC_STATE_RUNNING
+#undef PMC_STATE_DELETED
+enum pmc_state HWPMC_ENUM_BASE {
+    PMC_STATE_DISABLED = 0,
+    PMC_STATE_FREE = 1,
+    PMC_STATE_ALLOCATED = 2,
+    PMC_STATE_STOPPED = 3,
+    PMC_STATE_RUNNING = 4,
+    PMC_STATE_DELETED = 5,
+};
+#define PMC_STATE_DISABLED PMC_STATE_DISABLED
+#define PMC_STATE_FREE PMC_STATE_FREE
+#define PMC_STATE_ALLOCATED PMC_STATE_ALLOCATED
+#define PMC_STATE_STOPPED PMC_STATE_STOPPED
+#define PMC_STATE_RUNNING PMC_STATE_RUNNING
+#define PMC_STATE_DELETED PMC_STATE_DELETED
+#define PMC_STATE_FIRST PMC_STATE_DISABLED
+#define PMC_STATE_LAST PMC_STATE_DELETED
+
+#undef PMC_DISP_STANDALONE
+#undef PMC_DISP_FREE
+#undef PMC_DISP_THREAD
+#undef PMC_DISP_UNKNOWN
+enum pmc_disp HWPMC_ENUM_BASE {
+    PMC_DISP_STANDALONE = 0, /* system-scope or disabled */
+    PMC_DISP_FREE = 1,
+    PMC_DISP_THREAD = 2, /* process-scope PMCs */
+    PMC_DISP_UNKNOWN = 3,
+};
+#define PMC_DISP_STANDALONE PMC_DISP_STANDALONE
+#define PMC_DISP_FREE PMC_DISP_FREE
+#define PMC_DISP_THREAD PMC_DISP_THREAD
+#define PMC_DISP_UNKNOWN PMC_DISP_UNKNOWN
+#define PMC_DISP_FIRST PMC_DISP_STANDALONE
+#define PMC_DISP_LAST PMC_DISP_THREAD
+
+#undef PMC_CAP_INTERRUPT
+#undef PMC_CAP_USER
+#undef PMC_CAP_SYSTEM
+#undef PMC_CAP_EDGE
+#undef PMC_CAP_THRESHOLD
+#undef PMC_CAP_READ
+#undef PMC_CAP_WRITE
+#undef PMC_CAP_INVERT
+#undef PMC_CAP_QUALIFIER
+#undef PMC_CAP_PRECISE
+#undef PMC_CAP_TAGGING
+#undef PMC_CAP_CASCADE
+#undef PMC_CAP_SYSWIDE
+#undef PMC_CAP_DOMWIDE
+#undef PMC_CAP_ANYTHREAD
+enum pmc_caps HWPMC_ENUM_BASE {
+    PMC_CAP_INTERRUPT = 0x0001, /* can sample */
+    PMC_CAP_USER = 0x0002,      /* can count user mode */
+    PMC_CAP_SYSTEM = 0x0004,    /* can count kernel mode */
+    PMC_CAP_EDGE = 0x0008,      /* edge detect */
+    PMC_CAP_THRESHOLD = 0x0010, /* counter mask */
+    PMC_CAP_READ = 0x0020,      /* readable */
+    PMC_CAP_WRITE = 0x0040,     /* writable */
+    PMC_CAP_INVERT = 0x0080,    /* invert counter mask */
+    PMC_CAP_QUALIFIER = 0x0100, /* unit mask */
+    PMC_CAP_PRECISE = 0x0200,
+    PMC_CAP_TAGGING = 0x0400,
+    PMC_CAP_CASCADE = 0x0800,
+    PMC_CAP_SYSWIDE = 0x1000,
+    PMC_CAP_DOMWIDE = 0x2000,
+    PMC_CAP_ANYTHREAD = 0x4000, /* Intel AnyThread (an extension) */
+};
+#define PMC_CAP_INTERRUPT PMC_CAP_INTERRUPT
+#define PMC_CAP_USER PMC_CAP_USER
+#define PMC_CAP_SYSTEM PMC_CAP_SYSTEM
+#define PMC_CAP_EDGE PMC_CAP_EDGE
+#define PMC_CAP_THRESHOLD PMC_CAP_THRESHOLD
+#define PMC_CAP_READ PMC_CAP_READ
+#define PMC_CAP_WRITE PMC_CAP_WRITE
+#define PMC_CAP_INVERT PMC_CAP_INVERT
+#define PMC_CAP_QUALIFIER PMC_CAP_QUALIFIER
+#define PMC_CAP_PRECISE PMC_CAP_PRECISE
+#define PMC_CAP_TAGGING PMC_CAP_TAGGING
+#define PMC_CAP_CASCADE PMC_CAP_CASCADE
+#define PMC_CAP_SYSWIDE PMC_CAP_SYSWIDE
+#define PMC_CAP_DOMWIDE PMC_CAP_DOMWIDE
+#define PMC_CAP_ANYTHREAD PMC_CAP_ANYTHREAD
+#define PMC_CAP_FIRST PMC_CAP_INTERRUPT
+#define PMC_CAP_LAST PMC_CAP_ANYTHREAD
+
+/*
+ * Events.  FreeBSD numbers every event of every class in one enumeration;
+ * here an event code is class specific (the pm_event of <linux/hwpmc.h>).
+ * An enum pmc_event carries both: the class in bits 24-31, the code in bits
+ * 0-23.  pmc_name_of_event() takes this form; PMC_EV_MAKE(pi->pm_class,
+ * pi->pm_event) builds it from a struct pmc_info.
+ */
+enum pmc_event HWPMC_ENUM_BASE {
+    PMC_EV_TSC_TSC = 0x00000000,
+    PMC_EV_SOFT_CLOCK_HARD = 0x13000000,
+    PMC_EV_SOFT_CLOCK_PROF,
+    PMC_EV_SOFT_PAGE_FAULT_ALL,
+    PMC_EV_SOFT_PAGE_FAULT_READ,
+    PMC_EV_SOFT_PAGE_FAULT_WRITE,
+    PMC_EV_SOFT_SCHED_SWITCH,
+    PMC_EV_SOFT_SCHED_MIGRATE,
+    PMC_EV_SOFT_SYSCALL_ENTER,
+};
+#define PMC_EV_MAKE(cls, code)                                                                     \
+    ((enum pmc_event)((((uint32_t)(cls)&0xffu) << 24) | ((uint32_t)(code)&0xffffffu)))
+#define PMC_EV_CLASS(ev) ((uint32_t)(ev) >> 24)
+#define PMC_EV_CODE(ev) ((uint32_t)(ev)&0xffffffu)
+
+/* --- types ------------------------------------------------------------- */
+
+typedef uint32_t pmc_id_t;    /* an allocated PMC */
+typedef uint64_t pmc_value_t; /* a PMC's value or count */
+
+/* Driver statistics (pmc_get_driver_stats()): FreeBSD's fields, then ours. */
+struct pmc_driverstats {
+    unsigned int pm_intr_ignored;           /* interrupts not ours */
+    unsigned int pm_intr_processed;         /* interrupts handled */
+    unsigned int pm_intr_bufferfull;        /* samples dropped: ring full */
+    unsigned int pm_syscalls;               /* operations issued */
+    unsigned int pm_syscall_errors;         /* operations that failed */
+    unsigned int pm_buffer_requests;        /* log buffers requested */
+    unsigned int pm_buffer_requests_failed; /* none free */
+    unsigned int pm_log_sweeps;             /* sample ring drains */
+    /* Linux extensions. */
+    uint64_t pm_samples_taken;
+    uint64_t pm_samples_dropped;
+    uint64_t pm_log_bytes;    /* bytes written to logs */
+    uint64_t pm_alloc_failed; /* atomic allocations that failed */
+};
+
+/* CPU information (pmc_cpuinfo()). */
+struct pmc_cpuinfo {
+    enum pmc_cputype pm_cputype; /* the kind of CPU */
+    uint32_t pm_ncpu;            /* highest possible CPU number + 1 */
+    uint32_t pm_npmc;            /* PMC rows per CPU, all classes */
+    uint32_t pm_nclass;          /* valid entries of pm_classes */
+    struct pmc_classinfo pm_classes[PMC_CLASS_TABLE_SIZE];
+};
+
+/* The rows of one CPU (pmc_pmcinfo()); free(3) it. */
+struct pmc_pmcinfo {
+    int32_t pm_cpu;
+    uint32_t pm_npmc; /* entries of pm_pmcs (an extension) */
+    struct pmc_info pm_pmcs[];
+};
+
+/* --- operations -------------------------------------------------------- */
+
+#pragma GCC visibility push(default)
+
+int pmc_init(void);
+int pmc_allocate(const char *_ctrspec, enum pmc_mode _mode, uint32_t _flags, int _cpu,
+                 pmc_id_t *_pmcid, uint64_t _count);
+int pmc_attach(pmc_id_t _pmcid, pid_t _pid);
+int pmc_capabilities(pmc_id_t _pmc, uint32_t *_caps);
+int pmc_configure_logfile(int _fd);
+int pmc_flush_logfile(void);
+int pmc_close_logfile(void);
+int pmc_detach(pmc_id_t _pmcid, pid_t _pid);
+int pmc_disable(int _cpu, int _pmc);
+int pmc_enable(int _cpu, int _pmc);
+int pmc_get_driver_stats(struct pmc_driverstats *_gms);
+int pmc_get_msr(pmc_id_t _pmc, uint32_t *_msr);
+int pmc_read(pmc_id_t _pmc, pmc_value_t *_value);
+int pmc_release(pmc_id_t _pmc);
+int pmc_rw(pmc_id_t _pmc, pmc_value_t _newvalue, pmc_value_t *_oldvalue);
+int pmc_set(pmc_id_t _pmc, pmc_value_t _value);
+int pmc_start(pmc_id_t _pmc);
+int pmc_stop(pmc_id_t _pmc);
+int pmc_width(pmc_id_t _pmc, uint32_t *_width);
+int pmc_write(pmc_id_t _pmc, pmc_value_t _value);
+int pmc_writelog(uint32_t _udata);
+
+int pmc_ncpu(void);
+int pmc_npmc(int _cpu);
+int pmc_cpuinfo(const struct pmc_cpuinfo **_cpu_info);
+int pmc_pmcinfo(int _cpu, struct pmc_pmcinfo **_pmc_info);
+
+const char *pmc_name_of_capability(enum pmc_caps _c);
+const char *pmc_name_of_class(enum pmc_class _pc);
+const char *pmc_name_of_cputype(enum pmc_cputype _cp);
+const char *pmc_name_of_disposition(enum pmc_disp _pd);
+const char *pmc_name_of_event(enum pmc_event _pe);
+const char *pmc_name_of_mode(enum pmc_mode _pm);
+const char *pmc_name_of_state(enum pmc_state _ps);
+
+/* The event names of a class; free(3) *_eventnames (not the names). */
+int pmc_event_names_of_class(enum pmc_class _cl, const char ***_eventnames, int *_nevents);
+
+/*
+ * Extension: a message explaining the calling thread's last failed
+ * pmc_allocate() (the offending token of the event specifier and the
+ * nearest valid names), or "" if there is none.
+ */
+const char *pmc_errmsg(void);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#undef HWPMC_ENUM_BASE
+
+#endif /* HWPMC_PMC_H */
