@@ -7,9 +7,16 @@
 
 #include <linux/types.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/idr.h>
+#include <linux/rcupdate.h>
 #include <linux/hwpmc.h>
 
+struct task_struct;
+struct signal_struct;
+struct pid;
 struct hwpmc_pmc;
 struct hwpmc_owner;
 
@@ -21,6 +28,17 @@ extern int hwpmc_mtxpoolsize;
 extern int hwpmc_nbuffers;
 extern int hwpmc_nsamples;
 
+/* Sysctls kernel.hwpmc.* (security.bsd.* on FreeBSD). */
+extern int hwpmc_unprivileged_syspmcs;
+extern int hwpmc_unprivileged_proc_debug;
+
+/*
+ * The configuration lock: held across every ioctl that looks at or
+ * changes owners, PMCs, rows or targets.  See the lock order in
+ * hwpmc_main.c.
+ */
+extern struct mutex hwpmc_sx;
+
 /*
  * A class of counters: one const ops table each.  Rows of all classes are
  * numbered contiguously; a class owns [firstrow, firstrow + nrows).
@@ -30,8 +48,26 @@ struct hwpmc_class_ops {
 	u32 class;			/* PMC_CLASS_* */
 	u32 caps;			/* PMC_CAP_* the class offers */
 	u32 width;			/* counter width in bits */
-	/* Probe at load: number of rows, 0 when the class is absent. */
+	u32 modes;			/* BIT(PMC_MODE_*) it supports */
+	bool shared_row;		/* many system PMCs may share a row */
+	/* Load: number of rows, 0 when the class is absent. */
 	unsigned int (*probe)(void);
+	/* Validate the event of a new PMC (hwpmc_sx held). */
+	int (*allocate)(struct hwpmc_pmc *pm,
+			const struct pmc_op_pmcallocate *a);
+	void (*release)(struct hwpmc_pmc *pm);
+	/* State changes; the core publishes pm->state around them. */
+	void (*start)(struct hwpmc_pmc *pm);
+	void (*stop)(struct hwpmc_pmc *pm);
+	/* The current value of a counting PMC. */
+	u64 (*read)(struct hwpmc_pmc *pm);
+	/* NULL: not writable (EOPNOTSUPP). */
+	void (*write)(struct hwpmc_pmc *pm, u64 value);
+	/* CPU hotplug, run on the CPU itself. */
+	void (*cpu_online)(unsigned int cpu);
+	void (*cpu_offline)(unsigned int cpu);
+	/* GETDYNEVENTINFO: the name of event @code, NULL past the end. */
+	const char *(*event_name)(u32 code);
 };
 
 struct hwpmc_class {
@@ -47,14 +83,28 @@ int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);
 unsigned int hwpmc_nclasses(void);
 const struct hwpmc_class *hwpmc_class_at(unsigned int i);
+const struct hwpmc_class *hwpmc_class_find(u32 class);
+const struct hwpmc_class *hwpmc_class_of_row(unsigned int row);
 unsigned int hwpmc_nrows(void);
 u32 hwpmc_cputype(void);
 void hwpmc_classes_announce(void);
+void hwpmc_classes_cpu_online(unsigned int cpu);
+void hwpmc_classes_cpu_offline(unsigned int cpu);
 
 /* Driver statistics (GETDRIVERSTATS). */
 struct hwpmc_stats {
+	atomic64_t intr_ignored;
+	atomic64_t intr_processed;
+	atomic64_t intr_bufferfull;
 	atomic64_t syscalls;
 	atomic64_t syscall_errors;
+	atomic64_t buffer_requests;
+	atomic64_t buffer_requests_failed;
+	atomic64_t log_sweeps;
+	atomic64_t samples_taken;
+	atomic64_t samples_dropped;
+	atomic64_t log_bytes;
+	atomic64_t alloc_failed;
 };
 
 extern struct hwpmc_stats hwpmc_stats;
@@ -62,14 +112,140 @@ extern struct hwpmc_stats hwpmc_stats;
 /* One open of /dev/hwpmc: an owner. */
 struct hwpmc_owner {
 	pid_t tgid;			/* the opening process */
+	struct pid *pid;		/* for signals */
+	struct idr pmcs;		/* pmcid -> PMC, under hwpmc_sx */
+	unsigned int npmcs;
 };
+
+/* pm->pflags */
+#define HWPMC_PF_ATTACHED_ONCE	0x1	/* has had a target */
+#define HWPMC_PF_DETACHED_ALL	0x2	/* explicitly detached from all */
+
+/* A PMC.  Fields read by hooks are marked; the rest belong to hwpmc_sx. */
+struct hwpmc_pmc {
+	u32 id;
+	struct hwpmc_owner *po;
+	const struct hwpmc_class *cls;	/* hooks */
+	unsigned int row;		/* global row index */
+	u32 mode, flags, event, caps;	/* hooks: event */
+	u32 cpu;			/* system scope */
+	u64 config, config1;
+	u64 reload;			/* sampling period */
+	int state;			/* hooks: READ_ONCE() */
+	unsigned int pflags;
+	atomic64_t value;		/* hooks: the count */
+	struct list_head targets;	/* hwpmc_target.pm_node */
+	unsigned int ntargets;		/* under hwpmc_proc_lock */
+	struct rcu_head rcu;
+};
+
+static inline bool hwpmc_is_system(const struct hwpmc_pmc *pm)
+{
+	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_SC;
+}
+
+static inline bool hwpmc_is_sampling(const struct hwpmc_pmc *pm)
+{
+	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_TS;
+}
+
+static inline bool hwpmc_running(const struct hwpmc_pmc *pm)
+{
+	return READ_ONCE(pm->state) == PMC_STATE_RUNNING;
+}
+
+/*
+ * A process being monitored, keyed by its signal_struct (shared by all of
+ * its threads, so every thread, also those created later, is found).
+ */
+struct hwpmc_process {
+	struct hlist_node hnode;	/* hash, RCU */
+	struct signal_struct *sig;
+	struct pid *pid;		/* the thread group */
+	struct list_head targets;	/* hwpmc_target.pp_node, RCU */
+	struct rcu_head rcu;
+};
+
+/* One (process, PMC) attachment. */
+struct hwpmc_target {
+	struct list_head pp_node;	/* in process->targets, RCU */
+	struct list_head pm_node;	/* in pmc->targets */
+	struct hwpmc_process *pp;
+	struct hwpmc_pmc *pm;
+	atomic64_t value;		/* this process's share of the count */
+	struct rcu_head rcu;
+};
+
+/* hwpmc_proc.c: targets and the process hash. */
+extern spinlock_t hwpmc_proc_lock;
+int hwpmc_proc_init(void);
+void hwpmc_proc_fini(void);
+struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig);
+int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task);
+int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
+void hwpmc_detach_all(struct hwpmc_pmc *pm);
+bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
+void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child);
+void hwpmc_proc_exit(struct task_struct *task);
+int hwpmc_can_attach(struct task_struct *task);
+
+/* Credit @n events of a process-scope PMC (any context but NMI). */
+static inline void hwpmc_target_add(struct hwpmc_target *pt, u64 n)
+{
+	atomic64_add(n, &pt->value);
+	atomic64_add(n, &pt->pm->value);
+}
+
+/* hwpmc_pmc.c: PMC objects, rows, the op handlers. */
+int hwpmc_rows_init(void);
+void hwpmc_rows_fini(void);
+void hwpmc_owner_release_all(struct hwpmc_owner *po);
+int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
+int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);
+int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a);
+int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a);
+int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a);
+int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a);
+int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a);
+int hwpmc_op_pmcdetach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a);
+int hwpmc_op_getcaps(struct hwpmc_owner *po, struct pmc_op_caps *a);
+int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a);
+int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a);
+int hwpmc_op_pmcadmin(struct hwpmc_owner *po, struct pmc_op_pmcadmin *a);
+void hwpmc_rows_cpu_online(unsigned int cpu);
+void hwpmc_rows_cpu_offline(unsigned int cpu);
+void hwpmc_signal_pid(struct pid *pid, int sig);
+
+/* hwpmc_hooks.c: kernel tracepoints. */
+int hwpmc_hooks_init(void);
+void hwpmc_hooks_fini(void);
+enum hwpmc_hook {
+	HWPMC_HOOK_SYS_ENTER,
+	HWPMC_HOOK_PAGE_FAULT,
+	HWPMC_HOOK_MIGRATE,
+	HWPMC_HOOK_NDYN,
+};
+
+int hwpmc_hook_get(enum hwpmc_hook h);
+void hwpmc_hook_put(enum hwpmc_hook h);
+
+/* class/soft.c: called from the hooks. */
+void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next);
+void hwpmc_soft_event(struct task_struct *task, u32 event);
+
+/* hwpmc_priv.c: privilege decisions. */
+bool hwpmc_priv_system(void);		/* non-jailed super-user */
+bool hwpmc_priv_admin(void);		/* PRIV_PMC_MANAGE */
 
 long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 #ifdef HWPMC_TESTING
 int hwpmc_testing_init(void);
 #else
-static inline int hwpmc_testing_init(void) { return 0; }
+static inline int hwpmc_testing_init(void)
+{
+	return 0;
+}
 #endif
 
 #endif /* _HWPMC_H */

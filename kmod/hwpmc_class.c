@@ -56,6 +56,45 @@ const struct hwpmc_class *hwpmc_class_at(unsigned int i)
 	return i < hwpmc_nclass ? &hwpmc_classes[i] : NULL;
 }
 
+const struct hwpmc_class *hwpmc_class_find(u32 class)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nclass; i++)
+		if (hwpmc_classes[i].ops->class == class)
+			return &hwpmc_classes[i];
+	return NULL;
+}
+
+const struct hwpmc_class *hwpmc_class_of_row(unsigned int row)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nclass; i++)
+		if (row - hwpmc_classes[i].firstrow < hwpmc_classes[i].nrows)
+			return &hwpmc_classes[i];
+	return NULL;
+}
+
+/* CPU hotplug callbacks, run on @cpu itself. */
+void hwpmc_classes_cpu_online(unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nclass; i++)
+		if (hwpmc_classes[i].ops->cpu_online)
+			hwpmc_classes[i].ops->cpu_online(cpu);
+}
+
+void hwpmc_classes_cpu_offline(unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nclass; i++)
+		if (hwpmc_classes[i].ops->cpu_offline)
+			hwpmc_classes[i].ops->cpu_offline(cpu);
+}
+
 unsigned int hwpmc_nrows(void)
 {
 	return hwpmc_total_rows;

@@ -49,39 +49,119 @@ static int hwpmc_op_getcpuinfo(struct hwpmc_owner *po,
 	return 0;
 }
 
-/* Handlers take the copied-in argument; 'size' is the ioctl's size. */
+static int hwpmc_op_getdriverstats(struct hwpmc_owner *po,
+				   struct pmc_op_getdriverstats *a)
+{
+	struct hwpmc_stats *s = &hwpmc_stats;
+
+	memset(a, 0, sizeof(*a));
+	a->pm_intr_ignored = atomic64_read(&s->intr_ignored);
+	a->pm_intr_processed = atomic64_read(&s->intr_processed);
+	a->pm_intr_bufferfull = atomic64_read(&s->intr_bufferfull);
+	a->pm_syscalls = atomic64_read(&s->syscalls);
+	a->pm_syscall_errors = atomic64_read(&s->syscall_errors);
+	a->pm_buffer_requests = atomic64_read(&s->buffer_requests);
+	a->pm_buffer_requests_failed = atomic64_read(&s->buffer_requests_failed);
+	a->pm_log_sweeps = atomic64_read(&s->log_sweeps);
+	a->pm_samples_taken = atomic64_read(&s->samples_taken);
+	a->pm_samples_dropped = atomic64_read(&s->samples_dropped);
+	a->pm_log_bytes = atomic64_read(&s->log_bytes);
+	a->pm_alloc_failed = atomic64_read(&s->alloc_failed);
+	return 0;
+}
+
+static int hwpmc_op_getdyneventinfo(struct hwpmc_owner *po,
+				    struct pmc_op_getdyneventinfo *a)
+{
+	const struct hwpmc_class *cls = hwpmc_class_find(a->pm_class);
+	struct pmc_dyn_event_descr ev;
+	struct pmc_dyn_event_descr __user *uev;
+	u32 n = 0, i;
+
+	if (memchr_inv(a->pm_reserved, 0, sizeof(a->pm_reserved)))
+		return -EINVAL;
+	if (!cls || !cls->ops->event_name)
+		return -EINVAL;
+	while (cls->ops->event_name(n))
+		n++;
+	if (!a->pm_events) {
+		a->pm_nevent = n;
+		return 0;
+	}
+	if (a->pm_nevent < n) {
+		a->pm_nevent = n;
+		return -E2BIG;
+	}
+	uev = u64_to_user_ptr(a->pm_events);
+	for (i = 0; i < n; i++) {
+		memset(&ev, 0, sizeof(ev));
+		strscpy(ev.pm_ev_name, cls->ops->event_name(i),
+			sizeof(ev.pm_ev_name));
+		ev.pm_ev_code = i;
+		if (copy_to_user(&uev[i], &ev, sizeof(ev)))
+			return -EFAULT;
+	}
+	a->pm_nevent = n;
+	return 0;
+}
+
+/* Log operations before a log can be configured: hwpmc(4) ERRORS. */
+static int hwpmc_op_configurelog(struct hwpmc_owner *po,
+				 struct pmc_op_configurelog *a)
+{
+	if (a->pm_flags || memchr_inv(a->pm_reserved, 0, sizeof(a->pm_reserved)))
+		return -EINVAL;
+	if (a->pm_logfd < 0)
+		return -EINVAL;		/* de-configure without a log */
+	return -EOPNOTSUPP;		/* logging is not implemented yet */
+}
+
+static int hwpmc_op_nolog(struct hwpmc_owner *po, void *a)
+{
+	return -EINVAL;			/* no log file configured */
+}
+
+static int hwpmc_op_writelog(struct hwpmc_owner *po,
+			     struct pmc_op_writelog *a)
+{
+	if (a->pm_reserved)
+		return -EINVAL;
+	return -EINVAL;			/* no log file configured */
+}
+
+/* Handlers take the copied-in argument. */
 typedef int (*hwpmc_op_fn)(struct hwpmc_owner *po, void *arg);
 
 struct hwpmc_op_desc {
 	unsigned int cmd;
-	hwpmc_op_fn fn;			/* NULL: not implemented yet */
-	const char *name;
+	hwpmc_op_fn fn;
+	bool locked;			/* runs under hwpmc_sx */
 };
 
-#define HWPMC_OP(op, handler) \
-	[PMC_OP_##op] = { HWPMC_IOC_##op, (hwpmc_op_fn)(handler), #op }
+#define HWPMC_OP(op, handler, lock) \
+	[PMC_OP_##op] = { HWPMC_IOC_##op, (hwpmc_op_fn)(handler), lock }
 
 static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
-	HWPMC_OP(CONFIGURELOG, NULL),
-	HWPMC_OP(FLUSHLOG, NULL),
-	HWPMC_OP(GETCPUINFO, hwpmc_op_getcpuinfo),
-	HWPMC_OP(GETDRIVERSTATS, NULL),
-	HWPMC_OP(GETMODULEVERSION, hwpmc_op_getmoduleversion),
-	HWPMC_OP(GETPMCINFO, NULL),
-	HWPMC_OP(PMCADMIN, NULL),
-	HWPMC_OP(PMCALLOCATE, NULL),
-	HWPMC_OP(PMCATTACH, NULL),
-	HWPMC_OP(PMCDETACH, NULL),
-	HWPMC_OP(PMCGETMSR, NULL),
-	HWPMC_OP(PMCRELEASE, NULL),
-	HWPMC_OP(PMCRW, NULL),
-	HWPMC_OP(PMCSETCOUNT, NULL),
-	HWPMC_OP(PMCSTART, NULL),
-	HWPMC_OP(PMCSTOP, NULL),
-	HWPMC_OP(WRITELOG, NULL),
-	HWPMC_OP(CLOSELOG, NULL),
-	HWPMC_OP(GETDYNEVENTINFO, NULL),
-	HWPMC_OP(GETCAPS, NULL),
+	HWPMC_OP(CONFIGURELOG, hwpmc_op_configurelog, true),
+	HWPMC_OP(FLUSHLOG, hwpmc_op_nolog, true),
+	HWPMC_OP(GETCPUINFO, hwpmc_op_getcpuinfo, false),
+	HWPMC_OP(GETDRIVERSTATS, hwpmc_op_getdriverstats, false),
+	HWPMC_OP(GETMODULEVERSION, hwpmc_op_getmoduleversion, false),
+	HWPMC_OP(GETPMCINFO, hwpmc_op_getpmcinfo, true),
+	HWPMC_OP(PMCADMIN, hwpmc_op_pmcadmin, true),
+	HWPMC_OP(PMCALLOCATE, hwpmc_op_pmcallocate, true),
+	HWPMC_OP(PMCATTACH, hwpmc_op_pmcattach, true),
+	HWPMC_OP(PMCDETACH, hwpmc_op_pmcdetach, true),
+	HWPMC_OP(PMCGETMSR, hwpmc_op_getmsr, true),
+	HWPMC_OP(PMCRELEASE, hwpmc_op_pmcrelease, true),
+	HWPMC_OP(PMCRW, hwpmc_op_pmcrw, true),
+	HWPMC_OP(PMCSETCOUNT, hwpmc_op_pmcsetcount, true),
+	HWPMC_OP(PMCSTART, hwpmc_op_pmcstart, true),
+	HWPMC_OP(PMCSTOP, hwpmc_op_pmcstop, true),
+	HWPMC_OP(WRITELOG, hwpmc_op_writelog, true),
+	HWPMC_OP(CLOSELOG, hwpmc_op_nolog, true),
+	HWPMC_OP(GETDYNEVENTINFO, hwpmc_op_getdyneventinfo, false),
+	HWPMC_OP(GETCAPS, hwpmc_op_getcaps, true),
 };
 
 /* The largest argument structure of any op. */
@@ -117,10 +197,6 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	op = &hwpmc_ops[nr];
 	atomic64_inc(&hwpmc_stats.syscalls);
-	if (!op->fn) {
-		err = -EOPNOTSUPP;
-		goto out;
-	}
 	if (WARN_ON_ONCE(size > sizeof(a))) {
 		err = -EINVAL;
 		goto out;
@@ -130,7 +206,13 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		err = -EFAULT;
 		goto out;
 	}
-	err = op->fn(po, &a);
+	if (op->locked) {
+		mutex_lock(&hwpmc_sx);
+		err = op->fn(po, &a);
+		mutex_unlock(&hwpmc_sx);
+	} else {
+		err = op->fn(po, &a);
+	}
 	/* Copy out on success, and on errors that carry a result. */
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    (!err || err == -EPROTO || err == -E2BIG) &&

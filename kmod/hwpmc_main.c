@@ -3,9 +3,15 @@
  * hwpmc: module entry, /dev/hwpmc, tunables.
  *
  * Lock order (outermost first):
- *   hwpmc_sx (mutex: configuration; every ioctl that changes state)
+ *   hwpmc_sx         mutex: configuration; held by every ioctl that looks
+ *                    at or changes owners, PMCs, rows or targets
+ *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
+ *   hwpmc_proc_lock  spinlock: the process hash and target lists; also
+ *                    taken by the fork and exit hooks (tracepoint context)
  *
- * No lock is ever taken from NMI context.
+ * The scheduler hooks and timers only read, under RCU, and take no lock.
+ * No lock is ever taken from NMI context.  A signal is never sent with
+ * hwpmc_proc_lock held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,7 +22,11 @@
 #include <linux/slab.h>
 #include <linux/sched.h>
 
+#include <linux/cpuhotplug.h>
+#include <linux/pid.h>
+
 #include "hwpmc.h"
+#include "compat/compat.h"
 
 /*
  * Tunables.  Defaults follow what FreeBSD ships today rather than the
@@ -52,6 +62,36 @@ module_param_named(debugflags, hwpmc_debugflags, charp, 0444);
 MODULE_PARM_DESC(debugflags, "Debug flags (accepted for FreeBSD compatibility)");
 
 struct hwpmc_stats hwpmc_stats;
+DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
+
+/* security.bsd.* on FreeBSD; kernel.hwpmc.* here.  Defaults as hwpmc(4). */
+int hwpmc_unprivileged_syspmcs;
+int hwpmc_unprivileged_proc_debug = 1;
+
+static struct ctl_table hwpmc_sysctls[] = {
+	{
+		.procname	= "unprivileged_syspmcs",
+		.data		= &hwpmc_unprivileged_syspmcs,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "unprivileged_proc_debug",
+		.data		= &hwpmc_unprivileged_proc_debug,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{ }	/* sentinel, for kernels before 6.6 */
+};
+
+static struct ctl_table_header *hwpmc_sysctl_header;
+static int hwpmc_cpuhp_state;
 
 /* Validate tunables with the hwpmc(4) DIAGNOSTICS messages. */
 static int hwpmc_check_tunables(void)
@@ -98,13 +138,35 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	if (!po)
 		return -ENOMEM;
 	po->tgid = task_tgid_nr(current);
+	po->pid = get_pid(task_tgid(current));
+	idr_init(&po->pmcs);
 	file->private_data = po;
 	return 0;
 }
 
+/* Last close: every PMC of the owner is released, its targets detached. */
 static int hwpmc_release(struct inode *inode, struct file *file)
 {
-	kfree(file->private_data);
+	struct hwpmc_owner *po = file->private_data;
+
+	mutex_lock(&hwpmc_sx);
+	hwpmc_owner_release_all(po);
+	mutex_unlock(&hwpmc_sx);
+	idr_destroy(&po->pmcs);
+	put_pid(po->pid);
+	kfree(po);
+	return 0;
+}
+
+static int hwpmc_cpu_online(unsigned int cpu)
+{
+	hwpmc_classes_cpu_online(cpu);
+	return 0;
+}
+
+static int hwpmc_cpu_offline(unsigned int cpu)
+{
+	hwpmc_classes_cpu_offline(cpu);
 	return 0;
 }
 
@@ -137,15 +199,48 @@ static int __init hwpmc_init(void)
 	err = hwpmc_classes_init();
 	if (err)
 		return err;
-	err = misc_register(&hwpmc_miscdev);
-	if (err) {
-		hwpmc_classes_fini();
-		return err;
+	err = hwpmc_rows_init();
+	if (err)
+		goto out_classes;
+	err = hwpmc_proc_init();
+	if (err)
+		goto out_rows;
+	err = hwpmc_hooks_init();
+	if (err)
+		goto out_proc;
+	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "hwpmc:online",
+				hwpmc_cpu_online, hwpmc_cpu_offline);
+	if (err < 0)
+		goto out_hooks;
+	hwpmc_cpuhp_state = err;
+	hwpmc_sysctl_header = hwpmc_register_sysctl("kernel/hwpmc",
+						    hwpmc_sysctls,
+						    ARRAY_SIZE(hwpmc_sysctls) - 1);
+	if (!hwpmc_sysctl_header) {
+		err = -ENOMEM;
+		goto out_cpuhp;
 	}
+	err = misc_register(&hwpmc_miscdev);
+	if (err)
+		goto out_sysctl;
 	hwpmc_classes_announce();
 	pr_info("version %u.%u.%u loaded\n", HWPMC_VERSION_MAJOR,
 		HWPMC_VERSION_MINOR, HWPMC_VERSION_PATCH);
 	return 0;
+
+out_sysctl:
+	unregister_sysctl_table(hwpmc_sysctl_header);
+out_cpuhp:
+	cpuhp_remove_state(hwpmc_cpuhp_state);
+out_hooks:
+	hwpmc_hooks_fini();
+out_proc:
+	hwpmc_proc_fini();
+out_rows:
+	hwpmc_rows_fini();
+out_classes:
+	hwpmc_classes_fini();
+	return err;
 }
 
 /*
@@ -155,6 +250,13 @@ static int __init hwpmc_init(void)
 static void __exit hwpmc_exit(void)
 {
 	misc_deregister(&hwpmc_miscdev);
+	unregister_sysctl_table(hwpmc_sysctl_header);
+	cpuhp_remove_state(hwpmc_cpuhp_state);
+	hwpmc_hooks_fini();
+	/* Processes and PMCs freed through RCU must be gone. */
+	rcu_barrier();
+	hwpmc_proc_fini();
+	hwpmc_rows_fini();
 	hwpmc_classes_fini();
 }
 

@@ -133,7 +133,7 @@ TEST_F(dev, unknown_ioctl_is_enotty)
 	EXPECT_EQ(ENOTTY, hwpmc_ioctl_err(self->fd,
 		  _IOW('x', PMC_OP_PMCSTART, struct pmc_op_simple), &s));
 	EXPECT_EQ(ENOTTY, hwpmc_ioctl_err(self->fd,
-		  _IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCSTART, __u64), &s));
+		  _IOW(HWPMC_IOC_MAGIC, PMC_OP_PMCSTART, __u32), &s));
 	EXPECT_EQ(ENOTTY, hwpmc_ioctl_err(self->fd, TCGETS, &s));
 }
 

@@ -1,22 +1,304 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hwpmc: the SOFT class.  Software events backed by Linux mechanisms, so
- * that hwpmc counts and samples on machines without a PMU.
+ * that hwpmc counts (and samples) on machines without a PMU:
+ *
+ *   CLOCK.HARD        scheduler ticks: a per-CPU timer at HZ
+ *   CLOCK.PROF        CPU time in nanoseconds, from the scheduler's own
+ *                     accounting (se.sum_exec_runtime)
+ *   PAGE_FAULT.*      the x86 page-fault tracepoints
+ *   SCHED.SWITCH      sched_switch: one per switch away from a task
+ *   SCHED.MIGRATE     sched_migrate_task
+ *   SYSCALL.ENTER     raw_syscalls:sys_enter
  */
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/cpu.h>
+#include <linux/tick.h>
+
 #include "../hwpmc.h"
 
 #define SOFT_NROWS	16
+
+static const char *const soft_event_names[PMC_SOFT_NEVENTS] = {
+	[PMC_SOFT_CLOCK_HARD]		= "CLOCK.HARD",
+	[PMC_SOFT_CLOCK_PROF]		= "CLOCK.PROF",
+	[PMC_SOFT_PAGE_FAULT_ALL]	= "PAGE_FAULT.ALL",
+	[PMC_SOFT_PAGE_FAULT_READ]	= "PAGE_FAULT.READ",
+	[PMC_SOFT_PAGE_FAULT_WRITE]	= "PAGE_FAULT.WRITE",
+	[PMC_SOFT_SCHED_SWITCH]		= "SCHED.SWITCH",
+	[PMC_SOFT_SCHED_MIGRATE]	= "SCHED.MIGRATE",
+	[PMC_SOFT_SYSCALL_ENTER]	= "SYSCALL.ENTER",
+};
+
+/* The hook each event needs beyond the always-on scheduler hooks. */
+static const int soft_event_hook[PMC_SOFT_NEVENTS] = {
+	[PMC_SOFT_CLOCK_HARD]		= -1,
+	[PMC_SOFT_CLOCK_PROF]		= -1,
+	[PMC_SOFT_PAGE_FAULT_ALL]	= HWPMC_HOOK_PAGE_FAULT,
+	[PMC_SOFT_PAGE_FAULT_READ]	= HWPMC_HOOK_PAGE_FAULT,
+	[PMC_SOFT_PAGE_FAULT_WRITE]	= HWPMC_HOOK_PAGE_FAULT,
+	[PMC_SOFT_SCHED_SWITCH]		= -1,
+	[PMC_SOFT_SCHED_MIGRATE]	= HWPMC_HOOK_MIGRATE,
+	[PMC_SOFT_SYSCALL_ENTER]	= HWPMC_HOOK_SYS_ENTER,
+};
+
+/* Per CPU: the system-scope SOFT PMCs, one slot per row. */
+struct soft_cpu {
+	struct hwpmc_pmc __rcu *sys[SOFT_NROWS];
+	/* CLOCK.PROF: the task on this CPU and its runtime when we looked */
+	struct task_struct *prof_task;
+	u64 prof_base;
+	struct hrtimer tick;		/* CLOCK.HARD */
+	bool tick_on;
+};
+
+static DEFINE_PER_CPU(struct soft_cpu, soft_cpu);
+static atomic_t soft_npmcs;		/* allocated SOFT PMCs */
+static unsigned int soft_nhard;		/* running CLOCK.HARD PMCs, hwpmc_sx */
 
 static unsigned int soft_probe(void)
 {
 	return SOFT_NROWS;
 }
 
+static bool soft_is(const struct hwpmc_pmc *pm, u32 event)
+{
+	return pm->cls->ops == &hwpmc_soft_ops && pm->event == event &&
+	       hwpmc_running(pm);
+}
+
+/*
+ * Credit @n events of @event to @task's process-scope PMCs and to the
+ * system-scope PMCs of this CPU.  Called from tracepoints and timers (any
+ * context but NMI); takes no lock.
+ */
+static void soft_credit(struct task_struct *task, u32 event, u64 n)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+	unsigned int i;
+
+	rcu_read_lock();
+	pp = hwpmc_proc_find(task->signal);
+	if (pp)
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
+			if (soft_is(pt->pm, event))
+				hwpmc_target_add(pt, n);
+	for (i = 0; i < SOFT_NROWS; i++) {
+		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
+
+		if (pm && soft_is(pm, event))
+			atomic64_add(n, &pm->value);
+	}
+	rcu_read_unlock();
+}
+
+/* Fold the CPU time @task used since we last looked.  IRQs off. */
+static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task)
+{
+	u64 now = READ_ONCE(task->se.sum_exec_runtime);
+
+	if (sc->prof_task == task && now > sc->prof_base && !is_idle_task(task))
+		soft_credit(task, PMC_SOFT_CLOCK_PROF, now - sc->prof_base);
+	sc->prof_task = task;
+	sc->prof_base = now;
+}
+
+/* sched_switch (IRQs off, runqueue locked): CLOCK.PROF, SCHED.SWITCH. */
+void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	if (atomic_read(&soft_npmcs)) {
+		soft_prof_fold(sc, prev);
+		soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1);
+	}
+	sc->prof_task = next;
+	sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
+}
+
+/*
+ * Page faults, syscalls, migrations: one event of @task, counted by the
+ * system-scope PMCs of the CPU that saw it.
+ */
+void hwpmc_soft_event(struct task_struct *task, u32 event)
+{
+	if (atomic_read(&soft_npmcs))
+		soft_credit(task, event, 1);
+}
+
+/* IPI: bring CLOCK.PROF up to date on this CPU. */
+static void soft_prof_fold_ipi(void *unused)
+{
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), current);
+}
+
+static void soft_prof_sync(void)
+{
+	on_each_cpu(soft_prof_fold_ipi, NULL, 1);
+}
+
+/* CLOCK.HARD: a pinned per-CPU timer at the scheduler tick rate. */
+static enum hrtimer_restart soft_tick_fn(struct hrtimer *t)
+{
+	soft_credit(current, PMC_SOFT_CLOCK_HARD, 1);
+	hrtimer_forward_now(t, ns_to_ktime(TICK_NSEC));
+	return HRTIMER_RESTART;
+}
+
+static void soft_tick_start_ipi(void *unused)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	if (sc->tick_on)
+		return;
+	sc->tick_on = true;
+	hrtimer_start(&sc->tick, ns_to_ktime(TICK_NSEC),
+		      HRTIMER_MODE_REL_PINNED);
+}
+
+static void soft_tick_stop_cpu(unsigned int cpu)
+{
+	struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
+
+	if (!sc->tick_on)
+		return;
+	hrtimer_cancel(&sc->tick);
+	sc->tick_on = false;
+}
+
+static void soft_ticks_update(int delta)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&hwpmc_sx);
+	cpus_read_lock();
+	soft_nhard += delta;
+	if (delta > 0 && soft_nhard == 1)
+		on_each_cpu(soft_tick_start_ipi, NULL, 1);
+	if (delta < 0 && soft_nhard == 0)
+		for_each_online_cpu(cpu)
+			soft_tick_stop_cpu(cpu);
+	cpus_read_unlock();
+}
+
+static int soft_allocate(struct hwpmc_pmc *pm,
+			 const struct pmc_op_pmcallocate *a)
+{
+	int err;
+
+	if (pm->event >= PMC_SOFT_NEVENTS || a->pm_config || a->pm_config1)
+		return -EINVAL;
+	if (soft_event_hook[pm->event] >= 0) {
+		err = hwpmc_hook_get(soft_event_hook[pm->event]);
+		if (err)
+			return err;
+	}
+	if (hwpmc_is_system(pm))
+		rcu_assign_pointer(per_cpu(soft_cpu, pm->cpu).sys[pm->row -
+					pm->cls->firstrow], pm);
+	atomic_inc(&soft_npmcs);
+	return 0;
+}
+
+static void soft_release(struct hwpmc_pmc *pm)
+{
+	if (hwpmc_is_system(pm))
+		RCU_INIT_POINTER(per_cpu(soft_cpu, pm->cpu).sys[pm->row -
+					pm->cls->firstrow], NULL);
+	if (soft_event_hook[pm->event] >= 0)
+		hwpmc_hook_put(soft_event_hook[pm->event]);
+	atomic_dec(&soft_npmcs);
+}
+
+/*
+ * The core publishes RUNNING after start and STOPPED after stop, so
+ * CLOCK.PROF folds the CPU time used so far on every CPU: the PMC counts
+ * from its start and up to its stop.  CLOCK.HARD runs the tick timers.
+ */
+static void soft_start(struct hwpmc_pmc *pm)
+{
+	if (pm->event == PMC_SOFT_CLOCK_PROF)
+		soft_prof_sync();
+	if (pm->event == PMC_SOFT_CLOCK_HARD)
+		soft_ticks_update(1);
+}
+
+static void soft_stop(struct hwpmc_pmc *pm)
+{
+	if (pm->event == PMC_SOFT_CLOCK_PROF)
+		soft_prof_sync();
+	if (pm->event == PMC_SOFT_CLOCK_HARD)
+		soft_ticks_update(-1);
+}
+
+static u64 soft_read(struct hwpmc_pmc *pm)
+{
+	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_running(pm))
+		soft_prof_sync();
+	return atomic64_read(&pm->value);
+}
+
+static void soft_write(struct hwpmc_pmc *pm, u64 value)
+{
+	atomic64_set(&pm->value, value);
+}
+
+static void soft_cpu_online(unsigned int cpu)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	sc->prof_task = NULL;
+	if (soft_nhard)
+		soft_tick_start_ipi(NULL);
+}
+
+static void soft_cpu_offline(unsigned int cpu)
+{
+	soft_tick_stop_cpu(cpu);
+}
+
+static const char *soft_event_name(u32 code)
+{
+	return code < PMC_SOFT_NEVENTS ? soft_event_names[code] : NULL;
+}
+
+/* Timers are set up once, at load, before any PMC exists. */
+static unsigned int soft_probe_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
+
+		hrtimer_init(&sc->tick, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED);
+		sc->tick.function = soft_tick_fn;
+	}
+	return soft_probe();
+}
+
 const struct hwpmc_class_ops hwpmc_soft_ops = {
-	.name	= "SOFT",
-	.class	= PMC_CLASS_SOFT,
-	.caps	= PMC_CAP_READ | PMC_CAP_WRITE | PMC_CAP_INTERRUPT |
-		  PMC_CAP_USER | PMC_CAP_SYSTEM,
-	.width	= 64,
-	.probe	= soft_probe,
+	.name		= "SOFT",
+	.class		= PMC_CLASS_SOFT,
+	.caps		= PMC_CAP_READ | PMC_CAP_WRITE | PMC_CAP_INTERRUPT |
+			  PMC_CAP_USER | PMC_CAP_SYSTEM,
+	.width		= 64,
+	.modes		= BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) |
+			  BIT(PMC_MODE_TS) | BIT(PMC_MODE_TC),
+	.probe		= soft_probe_init,
+	.allocate	= soft_allocate,
+	.release	= soft_release,
+	.start		= soft_start,
+	.stop		= soft_stop,
+	.read		= soft_read,
+	.write		= soft_write,
+	.cpu_online	= soft_cpu_online,
+	.cpu_offline	= soft_cpu_offline,
+	.event_name	= soft_event_name,
 };

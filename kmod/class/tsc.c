@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwpmc: the TSC class.  One shareable row, system-scope counting only;
- * a read is RDTSC.
+ * hwpmc: the TSC class.  One row, shared by any number of system-scope
+ * counting PMCs; a read is RDTSC, and the counter can be neither written
+ * nor stopped.
  */
 #include <asm/cpufeature.h>
+#include <asm/msr.h>
 
 #include "../hwpmc.h"
 
@@ -12,10 +14,35 @@ static unsigned int tsc_probe(void)
 	return boot_cpu_has(X86_FEATURE_TSC) ? 1 : 0;
 }
 
+static int tsc_allocate(struct hwpmc_pmc *pm,
+			const struct pmc_op_pmcallocate *a)
+{
+	/* One event (the TSC itself); no initial count to set. */
+	if (pm->event || a->pm_config || a->pm_config1 || a->pm_count)
+		return -EINVAL;
+	return 0;
+}
+
+static void tsc_nop(struct hwpmc_pmc *pm)
+{
+}
+
+static u64 tsc_read(struct hwpmc_pmc *pm)
+{
+	return rdtsc_ordered();
+}
+
 const struct hwpmc_class_ops hwpmc_tsc_ops = {
-	.name	= "TSC",
-	.class	= PMC_CLASS_TSC,
-	.caps	= PMC_CAP_READ,
-	.width	= 64,
-	.probe	= tsc_probe,
+	.name		= "TSC",
+	.class		= PMC_CLASS_TSC,
+	.caps		= PMC_CAP_READ,
+	.width		= 64,
+	.modes		= BIT(PMC_MODE_SC),
+	.shared_row	= true,
+	.probe		= tsc_probe,
+	.allocate	= tsc_allocate,
+	.release	= tsc_nop,
+	.start		= tsc_nop,
+	.stop		= tsc_nop,
+	.read		= tsc_read,
 };

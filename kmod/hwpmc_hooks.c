@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: FreeBSD's HWPMC_HOOKS on Linux.  The module may not patch the
+ * kernel, so it observes processes and scheduling through tracepoints,
+ * found by name and attached with tracepoint_probe_register().
+ *
+ * The scheduler and process hooks are attached while the module is
+ * loaded; the per-event ones (syscalls, page faults, migrations) only
+ * while a PMC needs them, since e.g. sys_enter slows every system call.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/tracepoint.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <asm/trap_pf.h>
+
+#include "hwpmc.h"
+
+/* sched_switch: IRQs off, runqueue locked.  No sleeping, no allocation. */
+static void hwpmc_probe_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	hwpmc_soft_switch(prev, next);
+}
+
+static void hwpmc_probe_fork(void *data, struct task_struct *parent,
+			     struct task_struct *child)
+{
+	hwpmc_proc_fork(parent, child);
+}
+
+static void hwpmc_probe_exit(void *data, struct task_struct *task)
+{
+	hwpmc_proc_exit(task);
+}
+
+static void hwpmc_probe_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	hwpmc_soft_event(current, PMC_SOFT_SYSCALL_ENTER);
+}
+
+static void hwpmc_probe_page_fault(void *data, unsigned long address,
+				   struct pt_regs *regs,
+				   unsigned long error_code)
+{
+	hwpmc_soft_event(current, PMC_SOFT_PAGE_FAULT_ALL);
+	hwpmc_soft_event(current, (error_code & X86_PF_WRITE) ?
+			 PMC_SOFT_PAGE_FAULT_WRITE : PMC_SOFT_PAGE_FAULT_READ);
+}
+
+static void hwpmc_probe_migrate(void *data, struct task_struct *task,
+				int dest_cpu)
+{
+	hwpmc_soft_event(task, PMC_SOFT_SCHED_MIGRATE);
+}
+
+struct hwpmc_tp {
+	const char *name;
+	void *probe;
+	int hook;			/* enum hwpmc_hook, or -1: always on */
+	struct tracepoint *tp;
+	bool registered;
+};
+
+static struct hwpmc_tp hwpmc_tps[] = {
+	{ "sched_switch", hwpmc_probe_switch, -1 },
+	{ "sched_process_fork", hwpmc_probe_fork, -1 },
+	{ "sched_process_exit", hwpmc_probe_exit, -1 },
+	{ "sys_enter", hwpmc_probe_sys_enter, HWPMC_HOOK_SYS_ENTER },
+	{ "page_fault_user", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },
+	{ "page_fault_kernel", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },
+	{ "sched_migrate_task", hwpmc_probe_migrate, HWPMC_HOOK_MIGRATE },
+};
+
+static unsigned int hwpmc_hook_users[HWPMC_HOOK_NDYN];	/* hwpmc_sx */
+
+static void hwpmc_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
+		if (!strcmp(tp->name, hwpmc_tps[i].name))
+			hwpmc_tps[i].tp = tp;
+}
+
+static int hwpmc_tp_register(struct hwpmc_tp *t)
+{
+	int err = tracepoint_probe_register(t->tp, t->probe, NULL);
+
+	if (err)
+		pr_err("cannot attach to tracepoint %s: %d\n", t->name, err);
+	else
+		t->registered = true;
+	return err;
+}
+
+static void hwpmc_tp_unregister(struct hwpmc_tp *t)
+{
+	if (!t->registered)
+		return;
+	tracepoint_probe_unregister(t->tp, t->probe, NULL);
+	t->registered = false;
+}
+
+/* Attach a per-event hook (refcounted; hwpmc_sx held). */
+int hwpmc_hook_get(enum hwpmc_hook h)
+{
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (hwpmc_hook_users[h]++)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
+		if (hwpmc_tps[i].hook != h)
+			continue;
+		err = hwpmc_tp_register(&hwpmc_tps[i]);
+		if (err) {
+			/* Undo the half-attached hook. */
+			for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
+				if (hwpmc_tps[i].hook == h)
+					hwpmc_tp_unregister(&hwpmc_tps[i]);
+			hwpmc_hook_users[h] = 0;
+			return err;
+		}
+	}
+	return 0;
+}
+
+void hwpmc_hook_put(enum hwpmc_hook h)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (WARN_ON_ONCE(!hwpmc_hook_users[h]) || --hwpmc_hook_users[h])
+		return;
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
+		if (hwpmc_tps[i].hook == h)
+			hwpmc_tp_unregister(&hwpmc_tps[i]);
+}
+
+int hwpmc_hooks_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for_each_kernel_tracepoint(hwpmc_tp_lookup, NULL);
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
+		if (!hwpmc_tps[i].tp) {
+			pr_err("this kernel has no tracepoint %s, which hwpmc needs (FreeBSD: 'options HWPMC_HOOKS')\n",
+			       hwpmc_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
+		if (hwpmc_tps[i].hook >= 0)
+			continue;
+		err = hwpmc_tp_register(&hwpmc_tps[i]);
+		if (err) {
+			hwpmc_hooks_fini();
+			return err;
+		}
+	}
+	return 0;
+}
+
+void hwpmc_hooks_fini(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
+		hwpmc_tp_unregister(&hwpmc_tps[i]);
+	/* No probe may still run when the module text goes away. */
+	tracepoint_synchronize_unregister();
+}

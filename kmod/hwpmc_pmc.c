@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: PMC objects, rows and their dispositions, and the handlers of the
+ * operations on PMCs.  Everything here runs in process context with
+ * hwpmc_sx held (the ioctl dispatcher takes it).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/cpumask.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/pid.h>
+#include <linux/string.h>
+
+#include "hwpmc.h"
+
+#define HWPMC_RESERVED_ZERO(field) (!memchr_inv(&(field), 0, sizeof(field)))
+
+/*
+ * A row: the counters at one hardware address on every CPU.  disp > 0
+ * counts the process-scope PMCs using it (PMC_DISP_THREAD); disp < 0
+ * counts system-scope PMCs plus administratively disabled CPUs
+ * (PMC_DISP_STANDALONE); 0 is PMC_DISP_FREE.
+ */
+struct hwpmc_row {
+	int disp;
+	unsigned long *disabled;	/* CPUs where PMCADMIN disabled it */
+	struct hwpmc_pmc **sys;		/* system PMC per CPU (unshared) */
+	unsigned int *nshared;		/* system PMCs per CPU (shared) */
+};
+
+static struct hwpmc_row *hwpmc_rows;
+static unsigned int hwpmc_rows_n;
+
+int hwpmc_rows_init(void)
+{
+	unsigned int i;
+
+	hwpmc_rows_n = hwpmc_nrows();
+	hwpmc_rows = kcalloc(hwpmc_rows_n, sizeof(*hwpmc_rows), GFP_KERNEL);
+	if (!hwpmc_rows)
+		return -ENOMEM;
+	for (i = 0; i < hwpmc_rows_n; i++) {
+		struct hwpmc_row *row = &hwpmc_rows[i];
+
+		row->disabled = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+		row->sys = kcalloc(nr_cpu_ids, sizeof(*row->sys), GFP_KERNEL);
+		row->nshared = kcalloc(nr_cpu_ids, sizeof(*row->nshared),
+				       GFP_KERNEL);
+		if (!row->disabled || !row->sys || !row->nshared) {
+			hwpmc_rows_fini();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void hwpmc_rows_fini(void)
+{
+	unsigned int i;
+
+	for (i = 0; hwpmc_rows && i < hwpmc_rows_n; i++) {
+		bitmap_free(hwpmc_rows[i].disabled);
+		kfree(hwpmc_rows[i].sys);
+		kfree(hwpmc_rows[i].nshared);
+	}
+	kfree(hwpmc_rows);
+	hwpmc_rows = NULL;
+}
+
+/*
+ * Signal a process the way FreeBSD's hwpmc does.  SIGIO is discarded by
+ * default on FreeBSD but kills by default on Linux, so SIGIO is only sent
+ * to a process that has a handler for it.
+ */
+void hwpmc_signal_pid(struct pid *pid, int sig)
+{
+	struct task_struct *task;
+	bool handled = true;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_TGID);
+	if (task && sig == SIGIO) {
+		struct sighand_struct *sh = rcu_dereference(task->sighand);
+		__sighandler_t h = sh ? READ_ONCE(sh->action[sig - 1].sa.sa_handler)
+				      : SIG_DFL;
+
+		handled = h != SIG_DFL && h != SIG_IGN;
+	}
+	rcu_read_unlock();
+	if (task && handled)
+		kill_pid(pid, sig, 1);
+}
+
+static bool hwpmc_owner_uses_row(struct hwpmc_owner *po, unsigned int row)
+{
+	struct hwpmc_pmc *pm;
+	int id;
+
+	idr_for_each_entry(&po->pmcs, pm, id)
+		if (pm->row == row && !hwpmc_is_system(pm))
+			return true;
+	return false;
+}
+
+/*
+ * Choose a row of @cls for a new PMC, as hwpmc(4) "PMC ROW DISPOSITIONS"
+ * says.  A process-scope PMC takes the least-used row that is not
+ * standalone and that no other process PMC of the same owner uses.
+ */
+static int hwpmc_pick_row(const struct hwpmc_class *cls, u32 mode, u32 cpu,
+			  struct hwpmc_owner *po)
+{
+	bool sys = mode == PMC_MODE_SS || mode == PMC_MODE_SC;
+	int best = -EINVAL;
+	unsigned int r;
+
+	for (r = cls->firstrow; r < cls->firstrow + cls->nrows; r++) {
+		struct hwpmc_row *row = &hwpmc_rows[r];
+
+		if (sys) {
+			if (row->disp > 0 || test_bit(cpu, row->disabled))
+				continue;
+			if (!cls->ops->shared_row && row->sys[cpu])
+				continue;
+			return r;
+		}
+		if (row->disp < 0 || hwpmc_owner_uses_row(po, r))
+			continue;
+		if (best < 0 || row->disp < hwpmc_rows[best].disp)
+			best = r;
+	}
+	return best;
+}
+
+static void hwpmc_row_claim(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_row *row = &hwpmc_rows[pm->row];
+
+	if (!hwpmc_is_system(pm)) {
+		row->disp++;
+		return;
+	}
+	row->disp--;
+	if (pm->cls->ops->shared_row)
+		row->nshared[pm->cpu]++;
+	else
+		row->sys[pm->cpu] = pm;
+}
+
+static void hwpmc_row_unclaim(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_row *row = &hwpmc_rows[pm->row];
+
+	if (!hwpmc_is_system(pm)) {
+		row->disp--;
+		return;
+	}
+	row->disp++;
+	if (pm->cls->ops->shared_row)
+		row->nshared[pm->cpu]--;
+	else
+		row->sys[pm->cpu] = NULL;
+}
+
+/* Look a PMC up by handle: ESRCH if the owner has none, EINVAL if bad. */
+static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
+{
+	struct hwpmc_pmc *pm;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (!po->npmcs) {
+		*err = -ESRCH;
+		return NULL;
+	}
+	pm = id <= INT_MAX ? idr_find(&po->pmcs, id) : NULL;
+	*err = pm ? 0 : -EINVAL;
+	return pm;
+}
+
+static bool hwpmc_needs_log(const struct hwpmc_pmc *pm)
+{
+	return hwpmc_is_sampling(pm) ||
+	       (pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT));
+}
+
+/* Validate a PMCALLOCATE request before anything is claimed. */
+static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
+				const struct hwpmc_class **clsp)
+{
+	bool sys = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_SC;
+	bool sampling = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_TS;
+	const struct hwpmc_class *cls;
+
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved) || a->pm_reserved0)
+		return -EINVAL;
+	if (a->pm_mode > PMC_MODE_MAX)
+		return -EINVAL;
+	if (a->pm_flags & ~PMC_F_ALLOCATE_MASK)
+		return -EINVAL;
+	if (sys) {
+		if (a->pm_flags & (PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW |
+				   PMC_F_LOG_PROCEXIT))
+			return -EINVAL;
+		if (a->pm_cpu == PMC_CPU_ANY || a->pm_cpu >= nr_cpu_ids)
+			return -EINVAL;
+		if (!cpu_online(a->pm_cpu))
+			return -ENXIO;
+	} else if (a->pm_cpu != PMC_CPU_ANY) {
+		return -EINVAL;
+	}
+	if (a->pm_flags & PMC_F_KGMON)	/* unimplemented, as on FreeBSD */
+		return a->pm_mode == PMC_MODE_SS ? -EOPNOTSUPP : -EINVAL;
+	if ((a->pm_flags & PMC_F_CALLCHAIN) && !sampling)
+		return -EINVAL;
+	if (sampling && !a->pm_count)
+		return -EINVAL;
+	cls = hwpmc_class_find(a->pm_class);
+	if (!cls || !(cls->ops->modes & BIT(a->pm_mode)))
+		return -EINVAL;
+	if (a->pm_caps & ~cls->ops->caps)
+		return -EOPNOTSUPP;
+	if (sys && !hwpmc_priv_system() &&
+	    (a->pm_mode == PMC_MODE_SS || !READ_ONCE(hwpmc_unprivileged_syspmcs)))
+		return -EPERM;
+	*clsp = cls;
+	return 0;
+}
+
+int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
+{
+	const struct hwpmc_class *cls = NULL;
+	struct hwpmc_pmc *pm;
+	int err, row, id;
+
+	lockdep_assert_held(&hwpmc_sx);
+	err = hwpmc_check_allocate(a, &cls);
+	if (err)
+		return err;
+	row = hwpmc_pick_row(cls, a->pm_mode, a->pm_cpu, po);
+	if (row < 0)
+		return row;
+	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+	if (!pm)
+		return -ENOMEM;
+	pm->po = po;
+	pm->cls = cls;
+	pm->row = row;
+	pm->mode = a->pm_mode;
+	pm->flags = a->pm_flags;
+	pm->event = a->pm_event;
+	pm->caps = a->pm_caps ? a->pm_caps : cls->ops->caps;
+	pm->cpu = a->pm_cpu;
+	pm->config = a->pm_config;
+	pm->config1 = a->pm_config1;
+	pm->state = PMC_STATE_ALLOCATED;
+	INIT_LIST_HEAD(&pm->targets);
+	if (hwpmc_is_sampling(pm))
+		pm->reload = a->pm_count;
+	else
+		atomic64_set(&pm->value, a->pm_count);
+
+	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL);
+	if (id < 0) {
+		kfree(pm);
+		return id;
+	}
+	pm->id = id;
+	err = cls->ops->allocate(pm, a);
+	if (err) {
+		idr_remove(&po->pmcs, id);
+		kfree(pm);
+		return err;
+	}
+	hwpmc_row_claim(pm);
+	po->npmcs++;
+	a->pm_pmcid = id;
+	return 0;
+}
+
+static void hwpmc_pmc_stop(struct hwpmc_pmc *pm)
+{
+	if (pm->state != PMC_STATE_RUNNING)
+		return;
+	pm->cls->ops->stop(pm);
+	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
+}
+
+static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
+{
+	hwpmc_pmc_stop(pm);
+	WRITE_ONCE(pm->state, PMC_STATE_DELETED);
+	if (!hwpmc_is_system(pm))
+		hwpmc_detach_all(pm);
+	pm->cls->ops->release(pm);
+	hwpmc_row_unclaim(pm);
+	idr_remove(&po->pmcs, pm->id);
+	po->npmcs--;
+	/* Hooks may still be looking at it until a grace period passes. */
+	kfree_rcu(pm, rcu);
+}
+
+/* Owner gone (close of /dev/hwpmc): release everything it had. */
+void hwpmc_owner_release_all(struct hwpmc_owner *po)
+{
+	struct hwpmc_pmc *pm;
+	int id;
+
+	lockdep_assert_held(&hwpmc_sx);
+	idr_for_each_entry(&po->pmcs, pm, id)
+		hwpmc_pmc_free(po, pm);
+}
+
+int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	if (a->pm_reserved)
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (pm)
+		hwpmc_pmc_free(po, pm);
+	return err;
+}
+
+/* A task reference to the owner process, or NULL if it is gone. */
+static struct task_struct *hwpmc_owner_task(struct hwpmc_owner *po)
+{
+	return get_pid_task(po->pid, PIDTYPE_TGID);
+}
+
+int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	if (a->pm_reserved)
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (!pm)
+		return err;
+	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
+		return -ENXIO;
+	if (hwpmc_needs_log(pm))
+		return -HWPMC_EDOOFUS;	/* no log file configured */
+	if (!hwpmc_is_system(pm) && !pm->ntargets) {
+		struct task_struct *task;
+
+		/* Explicitly detached from everything: nothing to count. */
+		if (pm->pflags & HWPMC_PF_DETACHED_ALL)
+			return -ESRCH;
+		/* Never attached: attach to the owner, as hwpmc(4) says. */
+		task = hwpmc_owner_task(po);
+		if (!task)
+			return -ESRCH;
+		err = hwpmc_attach(pm, task);
+		put_task_struct(task);
+		if (err)
+			return err;
+	}
+	if (pm->state == PMC_STATE_RUNNING)
+		return 0;
+	pm->cls->ops->start(pm);
+	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	return 0;
+}
+
+int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	if (a->pm_reserved)
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (!pm)
+		return err;
+	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
+		return -ENXIO;
+	hwpmc_pmc_stop(pm);
+	return 0;
+}
+
+int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
+{
+	struct hwpmc_pmc *pm;
+	u64 old;
+	int err;
+
+	if (a->pm_flags & ~PMC_F_RW_MASK)
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (!pm)
+		return err;
+	if (hwpmc_is_sampling(pm))
+		return -EINVAL;		/* counting modes only */
+	if (a->pm_flags & PMC_F_NEWVALUE) {
+		if (pm->state == PMC_STATE_RUNNING)
+			return -EBUSY;
+		if (!pm->cls->ops->write)
+			return -EOPNOTSUPP;
+	}
+	/* hwpmc(4) Signals: a process PMC without targets raises SIGIO. */
+	if (!hwpmc_is_system(pm) && !pm->ntargets)
+		hwpmc_signal_pid(po->pid, SIGIO);
+	old = pm->cls->ops->read(pm);
+	if (a->pm_flags & PMC_F_NEWVALUE)
+		pm->cls->ops->write(pm, a->pm_value);
+	if (a->pm_flags & PMC_F_OLDVALUE)
+		a->pm_value = old;
+	return 0;
+}
+
+int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	if (a->pm_reserved)
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (!pm)
+		return err;
+	if (pm->state == PMC_STATE_RUNNING)
+		return -EBUSY;
+	if (hwpmc_is_sampling(pm)) {
+		if (!a->pm_count)
+			return -EINVAL;
+		pm->reload = a->pm_count;
+		return 0;
+	}
+	if (!pm->cls->ops->write)
+		return -EOPNOTSUPP;
+	pm->cls->ops->write(pm, a->pm_count);
+	return 0;
+}
+
+/* The task a PMCATTACH/PMCDETACH names, with a reference. */
+static int hwpmc_target_task(s32 pid, struct task_struct **taskp)
+{
+	struct pid *p;
+
+	if (pid < 0)
+		return -EINVAL;
+	if (pid == PMC_PID_SELF) {
+		get_task_struct(current);
+		*taskp = current;
+		return 0;
+	}
+	p = find_get_pid(pid);
+	*taskp = p ? get_pid_task(p, PIDTYPE_PID) : NULL;
+	put_pid(p);
+	return *taskp ? 0 : -ESRCH;
+}
+
+int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
+{
+	struct task_struct *task;
+	struct hwpmc_pmc *pm;
+	int err;
+
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (!pm)
+		return err;
+	if (hwpmc_is_system(pm))
+		return -EINVAL;
+	err = hwpmc_target_task(a->pm_pid, &task);
+	if (err)
+		return err;
+	err = hwpmc_can_attach(task);
+	if (!err)
+		err = hwpmc_attach(pm, task);
+	put_task_struct(task);
+	return err;
+}
+
+int hwpmc_op_pmcdetach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
+{
+	struct task_struct *task;
+	struct hwpmc_pmc *pm;
+	int err;
+
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (!pm)
+		return err;
+	if (hwpmc_is_system(pm))
+		return -EINVAL;
+	err = hwpmc_target_task(a->pm_pid, &task);
+	if (err)
+		return err;
+	err = hwpmc_detach(pm, task);
+	put_task_struct(task);
+	return err;
+}
+
+int hwpmc_op_getcaps(struct hwpmc_owner *po, struct pmc_op_caps *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (pm)
+		a->pm_caps = pm->caps;
+	return err;
+}
+
+int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
+		return -EINVAL;
+	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	if (!pm)
+		return err;
+	if (hwpmc_is_system(pm) || (pm->flags & PMC_F_DESCENDANTS) ||
+	    !hwpmc_only_owner_attached(pm))
+		return -EINVAL;
+	/* No class yet offers RDPMC (ENOSYS on FreeBSD). */
+	return -EOPNOTSUPP;
+}
+
+static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
+			    unsigned int cpu)
+{
+	const struct hwpmc_class *cls = hwpmc_class_of_row(r);
+	struct hwpmc_row *row = &hwpmc_rows[r];
+	struct hwpmc_pmc *pm = row->sys[cpu];
+
+	snprintf(pi->pm_name, sizeof(pi->pm_name), "%s-%u", cls->ops->name,
+		 r - cls->firstrow);
+	pi->pm_class = cls->ops->class;
+	pi->pm_enabled = !test_bit(cpu, row->disabled);
+	pi->pm_rowdisp = row->disp > 0 ? PMC_DISP_THREAD :
+			 row->disp < 0 ? PMC_DISP_STANDALONE : PMC_DISP_FREE;
+	pi->pm_ownerpid = pm ? pm->po->tgid : -1;
+	pi->pm_mode = pm ? pm->mode : PMC_MODE_INVALID;
+	pi->pm_event = pm ? pm->event : 0;
+	pi->pm_flags = pm ? pm->flags : 0;
+	pi->pm_reloadcount = pm ? pm->reload : 0;
+	if (pm)
+		pi->pm_state = pm->state;
+	else if (!pi->pm_enabled)
+		pi->pm_state = PMC_STATE_DISABLED;
+	else if (row->nshared[cpu])
+		pi->pm_state = PMC_STATE_ALLOCATED;
+	else
+		pi->pm_state = PMC_STATE_FREE;
+}
+
+int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a)
+{
+	struct pmc_info *info;
+	unsigned int r, n = hwpmc_rows_n;
+	int err = 0;
+
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
+		return -EINVAL;
+	if (a->pm_cpu >= nr_cpu_ids)
+		return -EINVAL;
+	if (!cpu_online(a->pm_cpu))
+		return -ENXIO;
+	if (!a->pm_info) {
+		a->pm_npmc = n;
+		return 0;
+	}
+	if (a->pm_npmc < n) {
+		a->pm_npmc = n;
+		return -E2BIG;
+	}
+	info = kvcalloc(n, sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	for (r = 0; r < n; r++)
+		hwpmc_fill_info(&info[r], r, a->pm_cpu);
+	if (copy_to_user(u64_to_user_ptr(a->pm_info), info,
+			 n * sizeof(*info)))
+		err = -EFAULT;
+	kvfree(info);
+	a->pm_npmc = n;
+	return err;
+}
+
+int hwpmc_op_pmcadmin(struct hwpmc_owner *po, struct pmc_op_pmcadmin *a)
+{
+	struct hwpmc_row *row;
+	bool disabled;
+
+	if (!hwpmc_priv_admin())
+		return -EPERM;
+	if (a->pm_flags)
+		return -EINVAL;
+	if (a->pm_cpu >= nr_cpu_ids)
+		return -EINVAL;
+	if (a->pm_pmcid >= hwpmc_rows_n)
+		return -EINVAL;
+	if (a->pm_state != PMC_STATE_DISABLED && a->pm_state != PMC_STATE_FREE)
+		return -EINVAL;
+	if (!cpu_online(a->pm_cpu))
+		return -ENXIO;
+	row = &hwpmc_rows[a->pm_pmcid];
+	/* A system PMC is allocated here: leave it alone. */
+	if (row->sys[a->pm_cpu] || row->nshared[a->pm_cpu])
+		return -EBUSY;
+	disabled = test_bit(a->pm_cpu, row->disabled);
+	if (a->pm_state == PMC_STATE_DISABLED) {
+		if (row->disp > 0)
+			return -EBUSY;	/* process-scope PMCs use the row */
+		if (!disabled) {
+			set_bit(a->pm_cpu, row->disabled);
+			row->disp--;
+		}
+	} else if (disabled) {
+		clear_bit(a->pm_cpu, row->disabled);
+		row->disp++;
+	}
+	return 0;
+}

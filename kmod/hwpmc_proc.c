@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: process-scope targets.  Monitored processes live in a hash keyed
+ * by their signal_struct, which all threads of a process share, so every
+ * thread (also threads created after attach) finds the process's targets.
+ * Readers (the hooks) walk it under RCU; writers hold hwpmc_proc_lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/task.h>
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/pid.h>
+
+#include "hwpmc.h"
+
+DEFINE_SPINLOCK(hwpmc_proc_lock);
+static struct hlist_head *hwpmc_proc_hash;
+static unsigned int hwpmc_proc_bits;
+
+int hwpmc_proc_init(void)
+{
+	unsigned int i, n = roundup_pow_of_two(hwpmc_hashsize);
+
+	hwpmc_proc_bits = ilog2(n);
+	hwpmc_proc_hash = kvcalloc(n, sizeof(*hwpmc_proc_hash), GFP_KERNEL);
+	if (!hwpmc_proc_hash)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		INIT_HLIST_HEAD(&hwpmc_proc_hash[i]);
+	return 0;
+}
+
+/* Every PMC was released before this: the hash is empty. */
+void hwpmc_proc_fini(void)
+{
+	kvfree(hwpmc_proc_hash);
+	hwpmc_proc_hash = NULL;
+}
+
+static struct hlist_head *hwpmc_proc_bucket(struct signal_struct *sig)
+{
+	return &hwpmc_proc_hash[hash_ptr(sig, hwpmc_proc_bits)];
+}
+
+/*
+ * Find the monitored process of a thread group.  Caller holds
+ * rcu_read_lock() (or hwpmc_proc_lock).  Runs in any context but NMI.
+ */
+struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig)
+{
+	struct hwpmc_process *pp;
+
+	hlist_for_each_entry_rcu(pp, hwpmc_proc_bucket(sig), hnode,
+				 lockdep_is_held(&hwpmc_proc_lock))
+		if (pp->sig == sig)
+			return pp;
+	return NULL;
+}
+
+static void hwpmc_proc_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct hwpmc_process, rcu));
+}
+
+/* Unlink one target; drop the process when it has no targets left. */
+static void hwpmc_unlink_target(struct hwpmc_target *pt)
+{
+	struct hwpmc_process *pp = pt->pp;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	list_del_rcu(&pt->pp_node);
+	list_del(&pt->pm_node);
+	pt->pm->ntargets--;
+	kfree_rcu(pt, rcu);
+	if (list_empty(&pp->targets)) {
+		hlist_del_rcu(&pp->hnode);
+		put_pid(pp->pid);
+		call_rcu(&pp->rcu, hwpmc_proc_free_rcu);
+	}
+}
+
+/* The thread group is past the point of no return. */
+static bool hwpmc_task_dying(struct task_struct *task)
+{
+	return !pid_alive(task) || (task->flags & PF_EXITING) ||
+	       atomic_read(&task->signal->live) == 0;
+}
+
+/*
+ * Link @pm to @task's process, with objects the caller allocated (any
+ * that are used are set to NULL).  hwpmc_proc_lock held.
+ */
+static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
+		      struct hwpmc_process **newpp, struct hwpmc_target **newpt)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	if (hwpmc_task_dying(task))
+		return -ESRCH;
+	pp = hwpmc_proc_find(task->signal);
+	if (pp) {
+		list_for_each_entry(pt, &pp->targets, pp_node) {
+			if (pt->pm == pm)
+				return -EEXIST;
+			if (pt->pm->row == pm->row)
+				return -EBUSY;
+		}
+	} else {
+		pp = *newpp;
+		*newpp = NULL;
+		pp->sig = task->signal;
+		pp->pid = get_pid(task_tgid(task));
+		INIT_LIST_HEAD(&pp->targets);
+		hlist_add_head_rcu(&pp->hnode, hwpmc_proc_bucket(pp->sig));
+	}
+	pt = *newpt;
+	*newpt = NULL;
+	pt->pp = pp;
+	pt->pm = pm;
+	atomic64_set(&pt->value, 0);
+	list_add_tail(&pt->pm_node, &pm->targets);
+	list_add_tail_rcu(&pt->pp_node, &pp->targets);
+	pm->ntargets++;
+	pm->pflags |= HWPMC_PF_ATTACHED_ONCE;
+	pm->pflags &= ~HWPMC_PF_DETACHED_ALL;
+	return 0;
+}
+
+/* Link with atomic allocations (hooks, RCU sections); lock held. */
+static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task)
+{
+	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_ATOMIC);
+	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_ATOMIC);
+	int err = -ENOMEM;
+
+	if (pp && pt)
+		err = hwpmc_link(pm, task, &pp, &pt);
+	else
+		atomic64_inc(&hwpmc_stats.alloc_failed);
+	kfree(pp);
+	kfree(pt);
+	return err;
+}
+
+/* Is @p a descendant of the thread group of @ancestor?  RCU held. */
+static bool hwpmc_is_descendant(struct task_struct *p,
+				struct task_struct *ancestor)
+{
+	struct task_struct *q = p;
+
+	for (;;) {
+		struct task_struct *parent = rcu_dereference(q->real_parent);
+
+		if (!parent || parent == q || parent->pid == 0)
+			return false;
+		if (same_thread_group(parent, ancestor))
+			return true;
+		if (is_global_init(parent))
+			return false;
+		q = parent;
+	}
+}
+
+/*
+ * Attach @pm to @task's process and, with PMC_F_DESCENDANTS, to every
+ * current descendant.  The target is linked first, so a fork racing with
+ * the walk is caught either by the walk or by the fork hook.
+ */
+int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task)
+{
+	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
+	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	struct task_struct *p;
+	int err = -ENOMEM;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (pp && pt) {
+		spin_lock(&hwpmc_proc_lock);
+		err = hwpmc_link(pm, task, &pp, &pt);
+		spin_unlock(&hwpmc_proc_lock);
+	}
+	kfree(pp);
+	kfree(pt);
+	if (err || !(pm->flags & PMC_F_DESCENDANTS))
+		return err;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (same_thread_group(p, task) || !hwpmc_is_descendant(p, task))
+			continue;
+		spin_lock(&hwpmc_proc_lock);
+		/* A descendant already attached or busy keeps what it has. */
+		hwpmc_link_atomic(pm, p);
+		spin_unlock(&hwpmc_proc_lock);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+static struct hwpmc_target *hwpmc_target_of(struct hwpmc_process *pp,
+					    struct hwpmc_pmc *pm)
+{
+	struct hwpmc_target *pt;
+
+	list_for_each_entry(pt, &pp->targets, pp_node)
+		if (pt->pm == pm)
+			return pt;
+	return NULL;
+}
+
+/* Detach @pm from @task's process (and its descendants, if inherited). */
+int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt, *tmp;
+	int err = 0;
+
+	lockdep_assert_held(&hwpmc_sx);
+	spin_lock(&hwpmc_proc_lock);
+	pp = hwpmc_proc_find(task->signal);
+	if (!pp) {
+		err = -ESRCH;		/* not monitored by hwpmc at all */
+	} else {
+		pt = hwpmc_target_of(pp, pm);
+		if (pt)
+			hwpmc_unlink_target(pt);
+		else
+			err = -EINVAL;	/* monitored, but not by this PMC */
+	}
+	if (!err && (pm->flags & PMC_F_DESCENDANTS)) {
+		rcu_read_lock();
+		list_for_each_entry_safe(pt, tmp, &pm->targets, pm_node) {
+			struct task_struct *t = pid_task(pt->pp->pid,
+							 PIDTYPE_TGID);
+
+			if (t && hwpmc_is_descendant(t, task))
+				hwpmc_unlink_target(pt);
+		}
+		rcu_read_unlock();
+	}
+	if (!err && !pm->ntargets)
+		pm->pflags |= HWPMC_PF_DETACHED_ALL;
+	spin_unlock(&hwpmc_proc_lock);
+	return err;
+}
+
+void hwpmc_detach_all(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_target *pt, *tmp;
+
+	lockdep_assert_held(&hwpmc_sx);
+	spin_lock(&hwpmc_proc_lock);
+	list_for_each_entry_safe(pt, tmp, &pm->targets, pm_node)
+		hwpmc_unlink_target(pt);
+	spin_unlock(&hwpmc_proc_lock);
+}
+
+/* PMCGETMSR's rule: attached to its owner's process and nothing else. */
+bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_target *pt;
+	bool only;
+
+	lockdep_assert_held(&hwpmc_sx);
+	spin_lock(&hwpmc_proc_lock);
+	pt = list_first_entry_or_null(&pm->targets, struct hwpmc_target,
+				      pm_node);
+	only = pm->ntargets == 1 && pt->pp->pid == pm->po->pid;
+	spin_unlock(&hwpmc_proc_lock);
+	return only;
+}
+
+/*
+ * Fork hook (tracepoint context: preemption off, may not sleep).  A new
+ * process inherits every PMC_F_DESCENDANTS target of its parent; its own
+ * count starts from zero.
+ */
+void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+
+	if (child->signal == parent->signal)
+		return;		/* a new thread: found through signal */
+	rcu_read_lock();
+	pp = hwpmc_proc_find(parent->signal);
+	rcu_read_unlock();
+	if (!pp)
+		return;
+	spin_lock(&hwpmc_proc_lock);
+	/* Re-find under the lock: the process may have gone meanwhile. */
+	pp = hwpmc_proc_find(parent->signal);
+	if (pp) {
+		list_for_each_entry(pt, &pp->targets, pp_node) {
+			if (!(pt->pm->flags & PMC_F_DESCENDANTS) ||
+			    READ_ONCE(pt->pm->state) == PMC_STATE_DELETED)
+				continue;
+			hwpmc_link_atomic(pt->pm, child);
+		}
+	}
+	spin_unlock(&hwpmc_proc_lock);
+}
+
+/*
+ * Exit hook (tracepoint context).  When the last thread of a monitored
+ * process exits, its targets are unlinked; the counts stay in the PMCs.
+ * An owner whose PMC lost its last target this way gets SIGIO, as on
+ * FreeBSD.
+ */
+void hwpmc_proc_exit(struct task_struct *task)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt, *tmp;
+	struct pid *notify[8];
+	unsigned int i, nnotify = 0;
+
+	if (atomic_read(&task->signal->live))
+		return;		/* other threads still run */
+	rcu_read_lock();
+	pp = hwpmc_proc_find(task->signal);
+	rcu_read_unlock();
+	if (!pp)
+		return;
+	spin_lock(&hwpmc_proc_lock);
+	pp = hwpmc_proc_find(task->signal);
+	if (pp) {
+		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node) {
+			struct hwpmc_pmc *pm = pt->pm;
+
+			hwpmc_unlink_target(pt);
+			if (!pm->ntargets && nnotify < ARRAY_SIZE(notify))
+				notify[nnotify++] = get_pid(pm->po->pid);
+		}
+	}
+	spin_unlock(&hwpmc_proc_lock);
+	for (i = 0; i < nnotify; i++) {
+		hwpmc_signal_pid(notify[i], SIGIO);
+		put_pid(notify[i]);
+	}
+}
+
+/*
+ * May the caller attach a PMC to @task?  hwpmc(4): a non-jailed super-user
+ * may attach to anything; others only to what they could debug, and only
+ * to themselves when kernel.hwpmc.unprivileged_proc_debug is 0.  "Could
+ * debug" is the ptrace credential rule: the caller's real uid and gid equal
+ * the target's real, effective and saved ids, and the target is dumpable.
+ */
+int hwpmc_can_attach(struct task_struct *task)
+{
+	const struct cred *me = current_cred(), *tc;
+	struct mm_struct *mm;
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return 0;
+	if (capable(CAP_SYS_PTRACE) || hwpmc_priv_system())
+		return 0;
+	if (!READ_ONCE(hwpmc_unprivileged_proc_debug))
+		return -EPERM;
+	rcu_read_lock();
+	tc = __task_cred(task);
+	ok = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
+	     uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
+	     gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
+	rcu_read_unlock();
+	if (!ok)
+		return -EPERM;
+	mm = get_task_mm(task);
+	if (!mm)
+		return -EPERM;		/* kernel threads: privileged only */
+	ok = get_dumpable(mm) == SUID_DUMP_USER;
+	mmput(mm);
+	return ok ? 0 : -EPERM;
+}
