@@ -17,4 +17,9 @@ int capi_fd() {
     return fd;
 }
 
+std::string &capi_errmsg() {
+    thread_local std::string msg;
+    return msg;
+}
+
 } // namespace hwpmc::detail

@@ -2,17 +2,25 @@
 // The C API's process-wide state: pmc(3) has one implicit session.
 #pragma once
 
+#include "session.hpp"
+
 #include <hwpmc/pmc.h>
 
 #include <atomic>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace hwpmc::detail {
 
 struct capi_state {
-    std::mutex init_lock;          // serializes pmc_init()
-    std::atomic<int> fd{-1};       // -1 until pmc_init() succeeds
-    struct pmc_cpuinfo cpuinfo {}; // written once, before fd is published
+    std::mutex init_lock;    // serializes pmc_init()
+    std::atomic<int> fd{-1}; // -1 until pmc_init() succeeds
+    session_info info;       // written once, before fd is published
+
+    // The class of each PMC allocated through pmc_allocate() (pmc_width()).
+    std::mutex classes_lock;
+    std::unordered_map<pmc_id_t, enum pmc_class> classes;
 };
 
 capi_state &capi();
@@ -20,5 +28,8 @@ capi_state &capi();
 // The session's fd, or -1 with errno ENXIO before pmc_init() (FreeBSD's
 // libpmc says ENXIO for "not initialized" too).
 int capi_fd();
+
+// The calling thread's last pmc_allocate() explanation (pmc_errmsg()).
+std::string &capi_errmsg();
 
 } // namespace hwpmc::detail

@@ -17,7 +17,10 @@ extern "C" int pmc_init(void) {
     const int fd = open_session(device_path().c_str(), &ci);
     if (fd < 0)
         return -1;
-    s.cpuinfo = ci;
+    if (load_session_info(fd, ci, &s.info) < 0) {
+        close_keep_errno(fd);
+        return -1;
+    }
     s.fd.store(fd, std::memory_order_release);
     return 0;
 }
@@ -29,22 +32,22 @@ extern "C" int pmc_cpuinfo(const struct pmc_cpuinfo **cpu_info) {
         errno = EINVAL;
         return -1;
     }
-    *cpu_info = &capi().cpuinfo;
+    *cpu_info = &capi().info.cpuinfo;
     return 0;
 }
 
 extern "C" int pmc_ncpu(void) {
     if (capi_fd() < 0)
         return -1;
-    return static_cast<int>(capi().cpuinfo.pm_ncpu);
+    return static_cast<int>(capi().info.cpuinfo.pm_ncpu);
 }
 
 extern "C" int pmc_npmc(int cpu) {
     if (capi_fd() < 0)
         return -1;
-    if (cpu < 0 || static_cast<uint32_t>(cpu) >= capi().cpuinfo.pm_ncpu) {
+    if (cpu < 0 || static_cast<uint32_t>(cpu) >= capi().info.cpuinfo.pm_ncpu) {
         errno = EINVAL;
         return -1;
     }
-    return static_cast<int>(capi().cpuinfo.pm_npmc);
+    return static_cast<int>(capi().info.cpuinfo.pm_npmc);
 }

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// pmc(3) operations that map one to one onto an ioctl.
+#include "capi_state.hpp"
+#include "ops.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace hwpmc::detail;
+
+namespace {
+
+// Run `op` on the session fd: ENXIO before pmc_init().
+template <typename F>
+int with_fd(F op) {
+    const int fd = capi_fd();
+    return fd < 0 ? -1 : op(fd);
+}
+
+unsigned int clamp_uint(uint64_t v) {
+    return v > std::numeric_limits<unsigned int>::max() ? std::numeric_limits<unsigned int>::max()
+                                                        : static_cast<unsigned int>(v);
+}
+
+} // namespace
+
+extern "C" {
+
+int pmc_attach(pmc_id_t pmc, pid_t pid) {
+    return with_fd([&](int fd) { return op_attach(fd, pmc, pid); });
+}
+
+int pmc_detach(pmc_id_t pmc, pid_t pid) {
+    return with_fd([&](int fd) { return op_detach(fd, pmc, pid); });
+}
+
+int pmc_start(pmc_id_t pmc) {
+    return with_fd([&](int fd) { return op_start(fd, pmc); });
+}
+
+int pmc_stop(pmc_id_t pmc) {
+    return with_fd([&](int fd) { return op_stop(fd, pmc); });
+}
+
+int pmc_read(pmc_id_t pmc, pmc_value_t *value) {
+    if (value == nullptr) {
+        errno = EINVAL;
+        return -1;
+    }
+    return with_fd([&](int fd) { return op_rw(fd, pmc, PMC_F_OLDVALUE, value); });
+}
+
+int pmc_write(pmc_id_t pmc, pmc_value_t value) {
+    return with_fd([&](int fd) { return op_rw(fd, pmc, PMC_F_NEWVALUE, &value); });
+}
+
+int pmc_rw(pmc_id_t pmc, pmc_value_t newvalue, pmc_value_t *oldvalue) {
+    if (oldvalue == nullptr) {
+        errno = EINVAL;
+        return -1;
+    }
+    return with_fd([&](int fd) {
+        pmc_value_t v = newvalue;
+        if (op_rw(fd, pmc, PMC_F_NEWVALUE | PMC_F_OLDVALUE, &v) < 0)
+            return -1;
+        *oldvalue = v;
+        return 0;
+    });
+}
+
+int pmc_set(pmc_id_t pmc, pmc_value_t value) {
+    return with_fd([&](int fd) { return op_setcount(fd, pmc, value); });
+}
+
+int pmc_get_msr(pmc_id_t pmc, uint32_t *msr) {
+    if (msr == nullptr) {
+        errno = EINVAL;
+        return -1;
+    }
+    return with_fd([&](int fd) { return op_getmsr(fd, pmc, msr); });
+}
+
+int pmc_capabilities(pmc_id_t pmc, uint32_t *caps) {
+    if (caps == nullptr) {
+        errno = EINVAL;
+        return -1;
+    }
+    return with_fd([&](int fd) { return op_getcaps(fd, pmc, caps); });
+}
+
+int pmc_configure_logfile(int logfd) {
+    return with_fd([&](int fd) { return op_configurelog(fd, logfd); });
+}
+
+int pmc_flush_logfile(void) {
+    return with_fd([](int fd) { return op_flushlog(fd); });
+}
+
+int pmc_close_logfile(void) {
+    return with_fd([](int fd) { return op_closelog(fd); });
+}
+
+int pmc_writelog(uint32_t udata) {
+    return with_fd([&](int fd) { return op_writelog(fd, udata); });
+}
+
+int pmc_enable(int cpu, int pmc) {
+    return with_fd([&](int fd) { return op_admin(fd, cpu, pmc, PMC_STATE_FREE); });
+}
+
+int pmc_disable(int cpu, int pmc) {
+    return with_fd([&](int fd) { return op_admin(fd, cpu, pmc, PMC_STATE_DISABLED); });
+}
+
+int pmc_get_driver_stats(struct pmc_driverstats *ds) {
+    if (ds == nullptr) {
+        errno = EINVAL;
+        return -1;
+    }
+    return with_fd([&](int fd) {
+        pmc_op_getdriverstats s;
+        if (op_driverstats(fd, &s) < 0)
+            return -1;
+        ds->pm_intr_ignored = clamp_uint(s.pm_intr_ignored);
+        ds->pm_intr_processed = clamp_uint(s.pm_intr_processed);
+        ds->pm_intr_bufferfull = clamp_uint(s.pm_intr_bufferfull);
+        ds->pm_syscalls = clamp_uint(s.pm_syscalls);
+        ds->pm_syscall_errors = clamp_uint(s.pm_syscall_errors);
+        ds->pm_buffer_requests = clamp_uint(s.pm_buffer_requests);
+        ds->pm_buffer_requests_failed = clamp_uint(s.pm_buffer_requests_failed);
+        ds->pm_log_sweeps = clamp_uint(s.pm_log_sweeps);
+        ds->pm_samples_taken = s.pm_samples_taken;
+        ds->pm_samples_dropped = s.pm_samples_dropped;
+        ds->pm_log_bytes = s.pm_log_bytes;
+        ds->pm_alloc_failed = s.pm_alloc_failed;
+        return 0;
+    });
+}
+
+int pmc_pmcinfo(int cpu, struct pmc_pmcinfo **ppmci) {
+    if (ppmci == nullptr) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (pmc_npmc(cpu) < 0) // ENXIO before pmc_init(), EINVAL for a bad CPU
+        return -1;
+    return with_fd([&](int fd) {
+        std::vector<pmc_info> rows;
+        if (op_pmcinfo(fd, cpu, &rows) < 0)
+            return -1;
+        const std::size_t bytes = sizeof(struct pmc_pmcinfo) + rows.size() * sizeof(pmc_info);
+        auto *p = static_cast<struct pmc_pmcinfo *>(std::calloc(1, bytes));
+        if (p == nullptr)
+            return -1; // ENOMEM
+        p->pm_cpu = cpu;
+        p->pm_npmc = static_cast<uint32_t>(rows.size());
+        if (!rows.empty())
+            std::memcpy(p->pm_pmcs, rows.data(), rows.size() * sizeof(pmc_info));
+        *ppmci = p;
+        return 0;
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "session.hpp"
+
+#include "cpu_family.hpp"
+#include "ops.hpp"
+#include "spec/pfm_source.hpp"
+#include "spec/soft_events.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+namespace hwpmc::detail {
+
+spec_context session_info::context() const {
+    spec_context ctx;
+    ctx.aliases = aliases;
+    ctx.soft = soft;
+    ctx.pfm = aliases != alias_set::none ? &pfm_source::instance() : nullptr;
+    return ctx;
+}
+
+uint32_t session_info::width_of(enum pmc_class cls) const {
+    for (uint32_t i = 0; i < cpuinfo.pm_nclass; ++i)
+        if (cpuinfo.pm_classes[i].pm_class == static_cast<uint32_t>(cls))
+            return cpuinfo.pm_classes[i].pm_width;
+    return 0;
+}
+
+int load_session_info(int fd, const struct pmc_cpuinfo &cpuinfo, session_info *out) {
+    out->cpuinfo = cpuinfo;
+    out->aliases = alias_set_for(cpuinfo.pm_cputype, x86_cpu_family());
+    out->soft.clear();
+    std::vector<pmc_dyn_event_descr> events;
+    if (op_dynevents(fd, PMC_CLASS_SOFT, &events) == 0) {
+        for (const auto &e : events)
+            out->soft.push_back(
+                {std::string(e.pm_ev_name, strnlen(e.pm_ev_name, sizeof(e.pm_ev_name))),
+                 e.pm_ev_code});
+        return 0;
+    }
+    // A module without the op (EOPNOTSUPP) or without SOFT (EINVAL): the
+    // header's table.  Anything else is a real failure.
+    if (errno != EOPNOTSUPP && errno != EINVAL && errno != ENOTTY)
+        return -1;
+    const auto dflt = default_soft_events();
+    out->soft.assign(dflt.begin(), dflt.end());
+    return 0;
+}
+
+int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode mode, uint32_t flags,
+             int cpu, uint64_t count, allocation *out, std::string *errmsg) {
+    errmsg->clear();
+    if (spec == nullptr || out == nullptr || static_cast<uint32_t>(mode) > PMC_MODE_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    const spec_result parsed = parse_event_spec(spec, info.context());
+    if (!parsed.encoding) {
+        *errmsg = parsed.error;
+        errno = EINVAL;
+        return -1;
+    }
+    const event_encoding &enc = *parsed.encoding;
+    pmc_op_pmcallocate a{};
+    a.pm_cpu = cpu < 0 ? PMC_CPU_ANY : static_cast<uint32_t>(cpu);
+    a.pm_class = enc.cls;
+    a.pm_event = enc.event;
+    a.pm_mode = mode;
+    a.pm_flags = flags;
+    a.pm_caps = enc.caps | (PMC_IS_SAMPLING_MODE(mode) ? PMC_CAP_INTERRUPT : 0u);
+    a.pm_count = count;
+    a.pm_config = enc.config;
+    a.pm_config1 = enc.config1;
+    if (op_allocate(fd, &a) < 0)
+        return -1;
+    out->id = a.pm_pmcid;
+    out->cls = enc.cls;
+    return 0;
+}
+
+} // namespace hwpmc::detail
