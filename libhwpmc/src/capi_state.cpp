@@ -2,6 +2,7 @@
 #include "capi_state.hpp"
 
 #include <cerrno>
+#include <unistd.h>
 
 namespace hwpmc::detail {
 
@@ -15,6 +16,17 @@ int capi_fd() {
     if (fd < 0)
         errno = ENXIO;
     return fd;
+}
+
+void capi_reset() {
+    capi_state &s = capi();
+    std::lock_guard lock(s.init_lock);
+    const int fd = s.fd.exchange(-1);
+    if (fd >= 0)
+        ::close(fd);
+    s.info = session_info{};
+    std::lock_guard classes(s.classes_lock);
+    s.classes.clear();
 }
 
 std::string &capi_errmsg() {

@@ -29,6 +29,9 @@ capi_state &capi();
 // libpmc says ENXIO for "not initialized" too).
 int capi_fd();
 
+// Tests: close the session and forget everything (as if never initialized).
+void capi_reset();
+
 // The calling thread's last pmc_allocate() explanation (pmc_errmsg()).
 std::string &capi_errmsg();
 

@@ -26,9 +26,13 @@ const char *intern(const std::string &s) {
     return strings.insert(s).first->c_str();
 }
 
+bool initialized() {
+    return capi().fd.load(std::memory_order_acquire) >= 0;
+}
+
 // The SOFT events of the session, or the header's before pmc_init().
 std::vector<soft_event> soft_events() {
-    if (capi().fd.load(std::memory_order_acquire) >= 0)
+    if (initialized())
         return capi().info.soft;
     const auto d = default_soft_events();
     return {d.begin(), d.end()};
@@ -44,6 +48,8 @@ bool class_names(enum pmc_class cl, std::vector<const char *> *out) {
             out->push_back(intern(e.name));
         return true;
     case PMC_CLASS_IAF:
+        if (initialized() && capi().info.aliases != alias_set::intel_arch)
+            return true; // not an Intel CPU: no events
         for (auto n : iaf_event_names())
             out->push_back(intern(std::string(n)));
         return true;
@@ -51,9 +57,8 @@ bool class_names(enum pmc_class cl, std::vector<const char *> *out) {
     case PMC_CLASS_K8: {
         // The generic aliases, then the core PMU's libpfm4 events.
         const bool intel = cl == PMC_CLASS_IAP;
-        const alias_set set = capi().fd.load(std::memory_order_acquire) >= 0
-                                  ? capi().info.aliases
-                                  : (intel ? alias_set::intel_arch : alias_set::amd_zen);
+        const alias_set set = initialized() ? capi().info.aliases
+                                            : (intel ? alias_set::intel_arch : alias_set::amd_zen);
         if ((set == alias_set::intel_arch) != intel)
             return true; // this CPU has no such class: no events
         for (auto a : alias_names())

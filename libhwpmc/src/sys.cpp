@@ -3,6 +3,7 @@
 
 #include <linux/hwpmc.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
@@ -25,10 +26,19 @@ int open_device(const char *path) {
     return fd;
 }
 
+namespace {
+std::atomic<ioctl_function> ioctl_override{nullptr};
+} // namespace
+
+void set_ioctl_function(ioctl_function fn) {
+    ioctl_override.store(fn);
+}
+
 int xioctl(int fd, unsigned long request, void *arg) {
+    const ioctl_function fn = ioctl_override.load(std::memory_order_relaxed);
     int rc;
     do {
-        rc = ::ioctl(fd, request, arg);
+        rc = fn != nullptr ? fn(fd, request, arg) : ::ioctl(fd, request, arg);
     } while (rc < 0 && errno == EINTR);
     return rc < 0 ? -1 : 0;
 }

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "fake_kernel.hpp"
+
+#include "sys.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace hwpmc::testing {
+
+namespace {
+
+template <typename T>
+bool zero(const T &field) {
+    const auto *p = reinterpret_cast<const unsigned char *>(&field);
+    return std::all_of(p, p + sizeof(field), [](unsigned char c) { return c == 0; });
+}
+
+int fail(int err) {
+    errno = err;
+    return -1;
+}
+
+int dispatch(int, unsigned long request, void *arg) {
+    return fake_kernel::instance().ioctl(request, arg);
+}
+
+} // namespace
+
+fake_kernel &fake_kernel::instance() {
+    static fake_kernel k;
+    return k;
+}
+
+void fake_kernel::reset() {
+    *this = fake_kernel();
+}
+
+void fake_kernel::install() {
+    reset();
+    setenv("HWPMC_DEVICE", "/dev/null", 1);
+    detail::set_ioctl_function(dispatch);
+}
+
+void fake_kernel::uninstall() {
+    detail::set_ioctl_function(nullptr);
+    unsetenv("HWPMC_DEVICE");
+}
+
+int fake_kernel::ioctl(unsigned long request, void *arg) {
+    ++calls;
+    switch (request) {
+    case HWPMC_IOC_GETMODULEVERSION: {
+        auto *a = static_cast<pmc_op_getmoduleversion *>(arg);
+        if (!zero(a->pm_reserved))
+            return fail(EINVAL);
+        const uint32_t theirs = a->pm_version;
+        a->pm_version = version;
+        if (theirs && HWPMC_VERSION_TO_MAJOR(theirs) != HWPMC_VERSION_TO_MAJOR(version))
+            return fail(EPROTO);
+        return 0;
+    }
+    case HWPMC_IOC_GETCPUINFO: {
+        auto *a = static_cast<pmc_op_getcpuinfo *>(arg);
+        std::memset(a, 0, sizeof(*a));
+        a->pm_cputype = cputype;
+        a->pm_ncpu = ncpu;
+        a->pm_npmc = nrows();
+        a->pm_nclass = 2;
+        a->pm_classes[0] = {PMC_CLASS_TSC, PMC_CAP_READ, 64, 1, 0, {}};
+        a->pm_classes[1] = {PMC_CLASS_SOFT,
+                            PMC_CAP_READ | PMC_CAP_WRITE | PMC_CAP_INTERRUPT | PMC_CAP_USER |
+                                PMC_CAP_SYSTEM,
+                            64,
+                            16,
+                            1,
+                            {}};
+        return 0;
+    }
+    case HWPMC_IOC_GETDYNEVENTINFO: {
+        auto *a = static_cast<pmc_op_getdyneventinfo *>(arg);
+        if (!dyn_events)
+            return fail(EOPNOTSUPP);
+        if (!zero(a->pm_reserved) || a->pm_class != PMC_CLASS_SOFT)
+            return fail(EINVAL);
+        const auto n = static_cast<uint32_t>(soft.size());
+        if (a->pm_events == 0) {
+            a->pm_nevent = n;
+            return 0;
+        }
+        if (a->pm_nevent < n) {
+            a->pm_nevent = n;
+            return fail(E2BIG);
+        }
+        auto *out = reinterpret_cast<pmc_dyn_event_descr *>(static_cast<uintptr_t>(a->pm_events));
+        for (uint32_t i = 0; i < n; ++i) {
+            std::memset(&out[i], 0, sizeof(out[i]));
+            std::strncpy(out[i].pm_ev_name, soft[i].first.c_str(), PMC_NAME_MAX - 1);
+            out[i].pm_ev_code = soft[i].second;
+        }
+        a->pm_nevent = n;
+        return 0;
+    }
+    case HWPMC_IOC_GETPMCINFO: {
+        auto *a = static_cast<pmc_op_getpmcinfo *>(arg);
+        if (!zero(a->pm_reserved) || a->pm_cpu >= ncpu)
+            return fail(EINVAL);
+        uint32_t n = nrows();
+        if (a->pm_info != 0 && grow_rows_once) {
+            n += grow_rows_once; // rows appeared between the two calls
+        }
+        if (a->pm_info == 0) {
+            a->pm_npmc = n;
+            return 0;
+        }
+        if (a->pm_npmc < n) {
+            a->pm_npmc = n;
+            grow_rows_once = 0;
+            return fail(E2BIG);
+        }
+        auto *out = reinterpret_cast<pmc_info *>(static_cast<uintptr_t>(a->pm_info));
+        for (uint32_t r = 0; r < n; ++r) {
+            std::memset(&out[r], 0, sizeof(out[r]));
+            std::snprintf(out[r].pm_name, PMC_NAME_MAX, r == 0 ? "TSC-%u" : "SOFT-%u",
+                          r == 0 ? 0 : r - 1);
+            out[r].pm_class = r == 0 ? PMC_CLASS_TSC : PMC_CLASS_SOFT;
+            out[r].pm_enabled = 1;
+            out[r].pm_rowdisp = PMC_DISP_FREE;
+            out[r].pm_ownerpid = -1;
+            out[r].pm_state = PMC_STATE_FREE;
+            out[r].pm_mode = PMC_MODE_INVALID;
+        }
+        a->pm_npmc = n;
+        return 0;
+    }
+    case HWPMC_IOC_PMCALLOCATE: {
+        auto *a = static_cast<pmc_op_pmcallocate *>(arg);
+        if (!zero(a->pm_reserved) || !zero(a->pm_reserved0) || a->pm_mode > PMC_MODE_MAX ||
+            (a->pm_flags & ~PMC_F_ALLOCATE_MASK))
+            return fail(EINVAL);
+        const bool sys = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_SC;
+        if (sys ? a->pm_cpu >= ncpu : a->pm_cpu != PMC_CPU_ANY)
+            return fail(EINVAL);
+        if (a->pm_class != PMC_CLASS_TSC && a->pm_class != PMC_CLASS_SOFT)
+            return fail(EINVAL);
+        a->pm_pmcid = next_id++;
+        fake_pmc p;
+        p.alloc = *a;
+        p.value = (a->pm_mode == PMC_MODE_SC || a->pm_mode == PMC_MODE_TC) ? a->pm_count : 0;
+        pmcs[a->pm_pmcid] = p;
+        return 0;
+    }
+    case HWPMC_IOC_PMCATTACH:
+    case HWPMC_IOC_PMCDETACH: {
+        auto *a = static_cast<pmc_op_pmcattach *>(arg);
+        if (!zero(a->pm_reserved))
+            return fail(EINVAL);
+        auto it = pmcs.find(a->pm_pmcid);
+        if (it == pmcs.end())
+            return fail(EINVAL);
+        auto &t = it->second.targets;
+        if (request == HWPMC_IOC_PMCATTACH) {
+            t.push_back(a->pm_pid);
+            return 0;
+        }
+        auto pos = std::find(t.begin(), t.end(), a->pm_pid);
+        if (pos == t.end())
+            return fail(EINVAL);
+        t.erase(pos);
+        return 0;
+    }
+    case HWPMC_IOC_PMCRELEASE:
+    case HWPMC_IOC_PMCSTART:
+    case HWPMC_IOC_PMCSTOP: {
+        auto *a = static_cast<pmc_op_simple *>(arg);
+        if (!zero(a->pm_reserved))
+            return fail(EINVAL);
+        auto it = pmcs.find(a->pm_pmcid);
+        if (it == pmcs.end())
+            return fail(EINVAL);
+        if (request == HWPMC_IOC_PMCRELEASE)
+            pmcs.erase(it);
+        else if (request == HWPMC_IOC_PMCSTART)
+            it->second.running = true;
+        else if (!it->second.running)
+            return fail(EINVAL);
+        else
+            it->second.running = false;
+        return 0;
+    }
+    case HWPMC_IOC_PMCRW: {
+        auto *a = static_cast<pmc_op_pmcrw *>(arg);
+        if (a->pm_flags & ~PMC_F_RW_MASK)
+            return fail(EINVAL);
+        auto it = pmcs.find(a->pm_pmcid);
+        if (it == pmcs.end())
+            return fail(EINVAL);
+        const uint64_t old = it->second.value + (it->second.running ? 1000 : 0);
+        if (a->pm_flags & PMC_F_NEWVALUE) {
+            if (it->second.running)
+                return fail(EBUSY);
+            it->second.value = a->pm_value;
+        }
+        if (a->pm_flags & PMC_F_OLDVALUE)
+            a->pm_value = old;
+        return 0;
+    }
+    case HWPMC_IOC_PMCSETCOUNT: {
+        auto *a = static_cast<pmc_op_pmcsetcount *>(arg);
+        if (!zero(a->pm_reserved))
+            return fail(EINVAL);
+        auto it = pmcs.find(a->pm_pmcid);
+        if (it == pmcs.end())
+            return fail(EINVAL);
+        it->second.alloc.pm_count = a->pm_count;
+        return 0;
+    }
+    case HWPMC_IOC_PMCGETMSR: {
+        auto *a = static_cast<pmc_op_getmsr *>(arg);
+        if (!zero(a->pm_reserved))
+            return fail(EINVAL);
+        if (!pmcs.count(a->pm_pmcid))
+            return fail(EINVAL);
+        a->pm_msr = 0x40000000 + a->pm_pmcid;
+        return 0;
+    }
+    case HWPMC_IOC_GETCAPS: {
+        auto *a = static_cast<pmc_op_caps *>(arg);
+        auto it = pmcs.find(a->pm_pmcid);
+        if (it == pmcs.end())
+            return fail(EINVAL);
+        a->pm_caps = it->second.alloc.pm_caps;
+        return 0;
+    }
+    case HWPMC_IOC_CONFIGURELOG: {
+        auto *a = static_cast<pmc_op_configurelog *>(arg);
+        if (!zero(a->pm_reserved) || a->pm_flags)
+            return fail(EINVAL);
+        logfd = a->pm_logfd;
+        return 0;
+    }
+    case HWPMC_IOC_FLUSHLOG:
+        if (logfd < 0)
+            return fail(ENOENT);
+        ++flushes;
+        return 0;
+    case HWPMC_IOC_CLOSELOG:
+        if (logfd < 0)
+            return fail(ENOENT);
+        logfd = -1;
+        return 0;
+    case HWPMC_IOC_WRITELOG: {
+        auto *a = static_cast<pmc_op_writelog *>(arg);
+        if (!zero(a->pm_reserved))
+            return fail(EINVAL);
+        if (logfd < 0)
+            return fail(EINVAL);
+        userdata.push_back(a->pm_userdata);
+        return 0;
+    }
+    case HWPMC_IOC_GETDRIVERSTATS: {
+        auto *a = static_cast<pmc_op_getdriverstats *>(arg);
+        std::memset(a, 0, sizeof(*a));
+        a->pm_syscalls = calls;
+        a->pm_intr_processed = 0x100000005ull; // does not fit an unsigned int
+        a->pm_samples_taken = 7;
+        return 0;
+    }
+    case HWPMC_IOC_PMCADMIN: {
+        auto *a = static_cast<pmc_op_pmcadmin *>(arg);
+        if (a->pm_flags || a->pm_cpu >= ncpu || a->pm_pmcid >= nrows() ||
+            (a->pm_state != PMC_STATE_DISABLED && a->pm_state != PMC_STATE_FREE))
+            return fail(EINVAL);
+        admin[{a->pm_cpu, a->pm_pmcid}] = a->pm_state;
+        return 0;
+    }
+    default:
+        return fail(ENOTTY);
+    }
+}
+
+} // namespace hwpmc::testing
