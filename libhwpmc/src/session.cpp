@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <unistd.h>
 
 namespace hwpmc::detail {
 
@@ -45,6 +46,11 @@ int load_session_info(int fd, const struct pmc_cpuinfo &cpuinfo, session_info *o
     const auto dflt = default_soft_events();
     out->soft.assign(dflt.begin(), dflt.end());
     return 0;
+}
+
+session::~session() {
+    if (fd >= 0)
+        ::close(fd);
 }
 
 int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode mode, uint32_t flags,

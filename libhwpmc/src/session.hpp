@@ -6,6 +6,7 @@
 
 #include "spec/event_spec.hpp"
 
+#include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
 
 #include <string>
@@ -30,6 +31,20 @@ int load_session_info(int fd, const struct pmc_cpuinfo &cpuinfo, session_info *o
 struct allocation {
     pmc_id_t id = PMC_ID_INVALID;
     enum pmc_class cls = PMC_CLASS_TSC;
+};
+
+// A descriptor of the device with what the handshake learnt: the C++ API's
+// device and its PMCs share one; the descriptor closes with the last.
+struct session {
+    int fd = -1;
+    uint32_t module_version = 0;
+    session_info info;
+    std::vector<hwpmc::soft_event_name> soft_names; // info.soft, for the C++ API
+
+    session() = default;
+    session(const session &) = delete;
+    session &operator=(const session &) = delete;
+    ~session();
 };
 
 // pmc_allocate(3) on `fd`: 0, or -1 with errno; a bad specifier is EINVAL
