@@ -181,4 +181,230 @@ static inline long long hwpmc_proc_ctxt_switches(const char *statuspath)
 	return found == 2 ? sum : -1;
 }
 
+/* --- process, thread and measurement helpers (proc/security/stress) --- */
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+/* Write or read exactly @len bytes; 0, the errno, or EPIPE at end of file. */
+static inline int hwpmc_xwrite(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EPIPE;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static inline int hwpmc_xread(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EPIPE;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * A child process with a pipe each way, for handshakes.  In the parent
+ * tx/rx talk to the child; in the child (passed to its function) they talk
+ * to the parent.
+ */
+struct hwpmc_child {
+	pid_t pid;
+	int tx;
+	int rx;
+};
+
+/*
+ * Fork a child that runs fn(child, arg) and _exit()s with its return
+ * value (it must not return into the test harness).  0 or the errno.
+ */
+static inline int hwpmc_child_start(struct hwpmc_child *c,
+				    int (*fn)(struct hwpmc_child *, void *),
+				    void *arg)
+{
+	int down[2], up[2];
+
+	if (pipe(down))
+		return errno;
+	if (pipe(up)) {
+		int err = errno;
+
+		close(down[0]);
+		close(down[1]);
+		return err;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	c->pid = fork();
+	if (c->pid < 0) {
+		int err = errno;
+
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
+		return err;
+	}
+	if (c->pid == 0) {
+		struct hwpmc_child me = { .pid = getpid(), .tx = up[1],
+					  .rx = down[0] };
+
+		close(down[1]);
+		close(up[0]);
+		_exit(fn(&me, arg));
+	}
+	close(down[0]);
+	close(up[1]);
+	c->tx = down[1];
+	c->rx = up[0];
+	return 0;
+}
+
+static inline int hwpmc_send_u64(const struct hwpmc_child *c, __u64 v)
+{
+	return hwpmc_xwrite(c->tx, &v, sizeof(v));
+}
+
+static inline int hwpmc_recv_u64(const struct hwpmc_child *c, __u64 *v)
+{
+	return hwpmc_xread(c->rx, v, sizeof(*v));
+}
+
+/*
+ * Close the pipes and reap the child.  Returns its exit status, 128 +
+ * the signal that killed it, or -1 if it could not be reaped.
+ */
+static inline int hwpmc_child_wait(struct hwpmc_child *c)
+{
+	int status;
+
+	if (c->tx >= 0)
+		close(c->tx);
+	if (c->rx >= 0)
+		close(c->rx);
+	c->tx = c->rx = -1;
+	while (waitpid(c->pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+/* SIGKILL the child and reap it. */
+static inline int hwpmc_child_kill(struct hwpmc_child *c)
+{
+	kill(c->pid, SIGKILL);
+	return hwpmc_child_wait(c);
+}
+
+/* @n system calls that do nothing (getppid() is never cached). */
+static inline void hwpmc_burn_syscalls(long n)
+{
+	while (n-- > 0)
+		syscall(SYS_getppid);
+}
+
+/* Pin the calling thread to @cpu; 0 or the errno. */
+static inline int hwpmc_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+}
+
+static inline __u64 hwpmc_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* voluntary + nonvoluntary context switches from an open status file. */
+static inline long long hwpmc_status_switches(int fd)
+{
+	char buf[4096], *p;
+	long long sum = 0;
+	ssize_t n;
+	int found = 0;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	for (p = buf; (p = strstr(p, "ctxt_switches:")); p++) {
+		sum += strtoll(p + strlen("ctxt_switches:"), NULL, 10);
+		found++;
+	}
+	return found == 2 ? sum : -1;
+}
+
+/* Rows of @class on @cpu whose disposition is @disp; -1 on error. */
+static inline int hwpmc_count_rows(int fd, __u32 cpu, __u32 class,
+				   __u32 disp)
+{
+	struct pmc_info info[256];
+	__u32 n = 256, i;
+	int count = 0;
+
+	if (hwpmc_pmcinfo(fd, cpu, info, &n))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (info[i].pm_class == class && info[i].pm_rowdisp == disp)
+			count++;
+	return count;
+}
+
+/* Read an integer sysctl, e.g. "/proc/sys/kernel/hwpmc/..."; -1 on error. */
+static inline long hwpmc_sysctl_get(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* Write an integer sysctl; 0 or the errno. */
+static inline int hwpmc_sysctl_set(const char *path, long value)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	snprintf(buf, sizeof(buf), "%ld\n", value);
+	if (write(fd, buf, strlen(buf)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 #endif
