@@ -173,6 +173,7 @@ struct hwpmc_target {
 	struct hwpmc_process *pp;
 	struct hwpmc_pmc *pm;
 	atomic64_t value;		/* this process's share of the count */
+	bool priv;			/* attached by a privileged caller */
 	struct rcu_head rcu;
 };
 
@@ -181,13 +182,14 @@ extern spinlock_t hwpmc_proc_lock;
 int hwpmc_proc_init(void);
 void hwpmc_proc_fini(void);
 struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig);
-int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task);
+int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv);
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
 void hwpmc_detach_all(struct hwpmc_pmc *pm);
 bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
 void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child);
 void hwpmc_proc_exit(struct task_struct *task);
-int hwpmc_can_attach(struct task_struct *task);
+void hwpmc_proc_exec(struct task_struct *task);
+int hwpmc_can_attach(struct task_struct *task, bool *priv);
 
 /* Credit @n events of a process-scope PMC (any context but NMI). */
 static inline void hwpmc_target_add(struct hwpmc_target *pt, u64 n)

@@ -13,6 +13,7 @@
 #include <linux/tracepoint.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/binfmts.h>
 #include <asm/trap_pf.h>
 
 #include "hwpmc.h"
@@ -35,6 +36,12 @@ static void hwpmc_probe_fork(void *data, struct task_struct *parent,
 static void hwpmc_probe_exit(void *data, struct task_struct *task)
 {
 	hwpmc_proc_exit(task);
+}
+
+static void hwpmc_probe_exec(void *data, struct task_struct *task,
+			     pid_t old_pid, struct linux_binprm *bprm)
+{
+	hwpmc_proc_exec(task);
 }
 
 static void hwpmc_probe_sys_enter(void *data, struct pt_regs *regs, long id)
@@ -69,6 +76,7 @@ static struct hwpmc_tp hwpmc_tps[] = {
 	{ "sched_switch", hwpmc_probe_switch, -1 },
 	{ "sched_process_fork", hwpmc_probe_fork, -1 },
 	{ "sched_process_exit", hwpmc_probe_exit, -1 },
+	{ "sched_process_exec", hwpmc_probe_exec, -1 },
 	{ "sys_enter", hwpmc_probe_sys_enter, HWPMC_HOOK_SYS_ENTER },
 	{ "page_fault_user", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },
 	{ "page_fault_kernel", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },

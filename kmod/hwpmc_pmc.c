@@ -357,7 +357,7 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		task = hwpmc_owner_task(po);
 		if (!task)
 			return -ESRCH;
-		err = hwpmc_attach(pm, task);
+		err = hwpmc_attach(pm, task, false);
 		put_task_struct(task);
 		if (err)
 			return err;
@@ -461,6 +461,7 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 {
 	struct task_struct *task;
 	struct hwpmc_pmc *pm;
+	bool priv;
 	int err;
 
 	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
@@ -473,9 +474,9 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 	err = hwpmc_target_task(a->pm_pid, &task);
 	if (err)
 		return err;
-	err = hwpmc_can_attach(task);
+	err = hwpmc_can_attach(task, &priv);
 	if (!err)
-		err = hwpmc_attach(pm, task);
+		err = hwpmc_attach(pm, task, priv);
 	put_task_struct(task);
 	return err;
 }

@@ -99,7 +99,8 @@ static bool hwpmc_task_dying(struct task_struct *task)
  * that are used are set to NULL).  hwpmc_proc_lock held.
  */
 static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
-		      struct hwpmc_process **newpp, struct hwpmc_target **newpt)
+		      bool priv, struct hwpmc_process **newpp,
+		      struct hwpmc_target **newpt)
 {
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt;
@@ -127,6 +128,7 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	*newpt = NULL;
 	pt->pp = pp;
 	pt->pm = pm;
+	pt->priv = priv;
 	atomic64_set(&pt->value, 0);
 	list_add_tail(&pt->pm_node, &pm->targets);
 	list_add_tail_rcu(&pt->pp_node, &pp->targets);
@@ -137,14 +139,15 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 }
 
 /* Link with atomic allocations (hooks, RCU sections); lock held. */
-static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task)
+static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task,
+			     bool priv)
 {
 	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_ATOMIC);
 	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_ATOMIC);
 	int err = -ENOMEM;
 
 	if (pp && pt)
-		err = hwpmc_link(pm, task, &pp, &pt);
+		err = hwpmc_link(pm, task, priv, &pp, &pt);
 	else
 		atomic64_inc(&hwpmc_stats.alloc_failed);
 	kfree(pp);
@@ -176,7 +179,7 @@ static bool hwpmc_is_descendant(struct task_struct *p,
  * current descendant.  The target is linked first, so a fork racing with
  * the walk is caught either by the walk or by the fork hook.
  */
-int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task)
+int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv)
 {
 	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
 	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
@@ -186,7 +189,7 @@ int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task)
 	lockdep_assert_held(&hwpmc_sx);
 	if (pp && pt) {
 		spin_lock(&hwpmc_proc_lock);
-		err = hwpmc_link(pm, task, &pp, &pt);
+		err = hwpmc_link(pm, task, priv, &pp, &pt);
 		spin_unlock(&hwpmc_proc_lock);
 	}
 	kfree(pp);
@@ -200,7 +203,7 @@ int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task)
 			continue;
 		spin_lock(&hwpmc_proc_lock);
 		/* A descendant already attached or busy keeps what it has. */
-		hwpmc_link_atomic(pm, p);
+		hwpmc_link_atomic(pm, p, priv);
 		spin_unlock(&hwpmc_proc_lock);
 	}
 	rcu_read_unlock();
@@ -305,7 +308,7 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 			if (!(pt->pm->flags & PMC_F_DESCENDANTS) ||
 			    READ_ONCE(pt->pm->state) == PMC_STATE_DELETED)
 				continue;
-			hwpmc_link_atomic(pt->pm, child);
+			hwpmc_link_atomic(pt->pm, child, pt->priv);
 		}
 	}
 	spin_unlock(&hwpmc_proc_lock);
@@ -350,22 +353,54 @@ void hwpmc_proc_exit(struct task_struct *task)
 }
 
 /*
+ * Exec hook (tracepoint context).  A process that became non-dumpable by
+ * exec'ing a set-id program may no longer be watched by owners that were
+ * only allowed to watch it as its debugger: their targets are detached.
+ */
+void hwpmc_proc_exec(struct task_struct *task)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt, *tmp;
+
+	if (!task->mm || get_dumpable(task->mm) == SUID_DUMP_USER)
+		return;
+	rcu_read_lock();
+	pp = hwpmc_proc_find(task->signal);
+	rcu_read_unlock();
+	if (!pp)
+		return;
+	spin_lock(&hwpmc_proc_lock);
+	pp = hwpmc_proc_find(task->signal);
+	if (pp) {
+		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node)
+			if (!pt->priv)
+				hwpmc_unlink_target(pt);
+	}
+	spin_unlock(&hwpmc_proc_lock);
+}
+
+/*
  * May the caller attach a PMC to @task?  hwpmc(4): a non-jailed super-user
  * may attach to anything; others only to what they could debug, and only
  * to themselves when kernel.hwpmc.unprivileged_proc_debug is 0.  "Could
  * debug" is the ptrace credential rule: the caller's real uid and gid equal
  * the target's real, effective and saved ids, and the target is dumpable.
+ * *priv tells whether the caller is privileged (and so keeps the target
+ * across a set-id exec).
  */
-int hwpmc_can_attach(struct task_struct *task)
+int hwpmc_can_attach(struct task_struct *task, bool *priv)
 {
 	const struct cred *me = current_cred(), *tc;
 	struct mm_struct *mm;
 	bool ok;
 
+	*priv = false;
 	if (same_thread_group(task, current))
 		return 0;
-	if (capable(CAP_SYS_PTRACE) || hwpmc_priv_system())
+	if (capable(CAP_SYS_PTRACE) || hwpmc_priv_system()) {
+		*priv = true;
 		return 0;
+	}
 	if (!READ_ONCE(hwpmc_unprivileged_proc_debug))
 		return -EPERM;
 	rcu_read_lock();
