@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shell helpers for *_test.sh tool tests: kselftest-style TAP output.
+#   . "$(dirname "$0")/lib.sh"
+#   ok "name" command...      # passes when the command exits 0
+#   skip "name" "reason"
+#   finish                    # prints the plan, "# Totals:" and exits
+KSFT_PASS=0 KSFT_FAIL=0 KSFT_SKIP=0 KSFT_N=0
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=$TOP/build/userland
+
+ok() {
+	local name=$1
+	shift
+	KSFT_N=$((KSFT_N + 1))
+	if "$@"; then
+		KSFT_PASS=$((KSFT_PASS + 1))
+		echo "ok $KSFT_N $name"
+	else
+		KSFT_FAIL=$((KSFT_FAIL + 1))
+		echo "not ok $KSFT_N $name"
+	fi
+}
+
+skip() {
+	KSFT_N=$((KSFT_N + 1)) KSFT_SKIP=$((KSFT_SKIP + 1))
+	echo "ok $KSFT_N $1 # SKIP $2"
+}
+
+finish() {
+	echo "1..$KSFT_N"
+	echo "# Totals: pass:$KSFT_PASS fail:$KSFT_FAIL xfail:0 xpass:0 skip:$KSFT_SKIP error:0"
+	[ "$KSFT_FAIL" -eq 0 ] && exit 0
+	exit 1
+}
