@@ -299,6 +299,183 @@ struct pmc_op_getdyneventinfo {
 #define PMC_SOFT_SYSCALL_ENTER		7
 #define PMC_SOFT_NEVENTS		8
 
+/* --- the log file format ------------------------------------------------
+ *
+ * A log is a sequence of records, each starting with struct pmclog_header.
+ * Every record's length is a multiple of 8 and includes the header; a
+ * reader that meets an unknown type skips pl_len bytes.  Integers are in
+ * the machine's byte order.  Times are nanoseconds of CLOCK_MONOTONIC.
+ * Strings (paths, names) are NUL-terminated and padded with NULs to the
+ * record's length.  The first record is INITIALIZE, which carries
+ * PMCLOG_VERSION: a reader refuses a major version it does not know.
+ */
+#define PMCLOG_VERSION_MAJOR	1
+#define PMCLOG_VERSION_MINOR	0
+#define PMCLOG_VERSION \
+	HWPMC_VERSION_MAKE(PMCLOG_VERSION_MAJOR, PMCLOG_VERSION_MINOR, 0)
+
+#define PMCLOG_TYPE_INITIALIZE	1
+#define PMCLOG_TYPE_CLOSELOG	2
+#define PMCLOG_TYPE_DROPNOTIFY	3
+#define PMCLOG_TYPE_PMCALLOCATE	4
+#define PMCLOG_TYPE_PMCATTACH	5
+#define PMCLOG_TYPE_PMCDETACH	6
+#define PMCLOG_TYPE_PROCCSW	7
+#define PMCLOG_TYPE_PROCEXEC	8
+#define PMCLOG_TYPE_PROCEXIT	9
+#define PMCLOG_TYPE_PROCFORK	10
+#define PMCLOG_TYPE_SYSEXIT	11
+#define PMCLOG_TYPE_USERDATA	12
+#define PMCLOG_TYPE_MAP_IN	13
+#define PMCLOG_TYPE_MAP_OUT	14
+#define PMCLOG_TYPE_CALLCHAIN	15
+#define PMCLOG_TYPE_MAX		15
+
+#define PMCLOG_PATH_MAX		4096	/* longest path in a record */
+
+struct pmclog_header {
+	__u32	pl_type;		/* PMCLOG_TYPE_* */
+	__u32	pl_len;			/* bytes, header included */
+	__u64	pl_time;		/* ns, CLOCK_MONOTONIC */
+};
+
+/* First record of every log. */
+struct pmclog_initialize {
+	struct pmclog_header pl_hdr;
+	__u32	pl_version;		/* PMCLOG_VERSION */
+	__u32	pl_cputype;		/* PMC_CPU_* */
+	__u64	pl_tsc_freq;		/* Hz, 0 if unknown */
+	__u64	pl_wallclock;		/* CLOCK_REALTIME ns at pl_time */
+	__u32	pl_ncpu;
+	__u32	pl_pagesize;
+};
+
+/* CLOSELOG: last record; the log was closed by its owner. */
+struct pmclog_closelog {
+	struct pmclog_header pl_hdr;
+};
+
+/* Samples or records that could not be logged since the last notice. */
+struct pmclog_dropnotify {
+	struct pmclog_header pl_hdr;
+	__u64	pl_samples;		/* samples dropped */
+	__u64	pl_records;		/* other records dropped */
+};
+
+struct pmclog_pmcallocate {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pmcid;
+	__u32	pl_class;
+	__u32	pl_event;
+	__u32	pl_mode;
+	__u32	pl_flags;
+	__u32	pl_cpu;			/* PMC_CPU_ANY for process scope */
+	__u64	pl_rate;		/* sampling period, 0 if counting */
+	char	pl_name[PMC_NAME_MAX];	/* "SOFT-CLOCK.PROF", "TSC", ... */
+};
+
+/* A process-scope PMC was attached to pl_pid, which runs pl_path. */
+struct pmclog_pmcattach {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pmcid;
+	__u32	pl_pid;
+	char	pl_path[];		/* NUL-terminated, padded */
+};
+
+struct pmclog_pmcdetach {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pmcid;
+	__u32	pl_pid;
+};
+
+/* PMC_F_LOG_PROCCSW: events seen while thread pl_tid of pl_pid ran. */
+struct pmclog_proccsw {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pmcid;
+	__u32	pl_pid;
+	__u32	pl_tid;
+	__u32	pl_cpu;
+	__u64	pl_value;
+};
+
+/* A monitored process exec'd pl_path, mapped at pl_base. */
+struct pmclog_procexec {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pid;
+	__u32	pl_pmcid;		/* PMC_ID_INVALID: any of the owner's */
+	__u64	pl_base;		/* start of the executable's mapping */
+	char	pl_path[];
+};
+
+/* PMC_F_LOG_PROCEXIT: the count of pl_pid at its exit. */
+struct pmclog_procexit {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pmcid;
+	__u32	pl_pid;
+	__u64	pl_value;
+};
+
+/* A monitored process forked (with PMC_F_DESCENDANTS: it inherits). */
+struct pmclog_procfork {
+	struct pmclog_header pl_hdr;
+	__u32	pl_ppid;
+	__u32	pl_pid;
+};
+
+/* A process that system-wide sampling saw has exited. */
+struct pmclog_sysexit {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pid;
+	__u32	pl_reserved;
+};
+
+/* WRITELOG. */
+struct pmclog_userdata {
+	struct pmclog_header pl_hdr;
+	__u32	pl_userdata;
+	__u32	pl_pid;			/* the writer */
+};
+
+/* An executable file mapping of pl_pid: [pl_start, pl_end) maps the
+ * file at offset pl_pgoff (bytes).
+ */
+struct pmclog_map_in {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pid;
+	__u32	pl_reserved;
+	__u64	pl_start;
+	__u64	pl_end;
+	__u64	pl_pgoff;
+	char	pl_path[];
+};
+
+struct pmclog_map_out {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pid;
+	__u32	pl_reserved;
+	__u64	pl_start;
+	__u64	pl_end;
+};
+
+/* A sample: pl_npc program counters, innermost first.  The first
+ * pl_nkernel are kernel addresses, the rest user addresses.
+ */
+#define PMCLOG_CC_F_USER	0x1	/* the sample interrupted user mode */
+#define PMCLOG_CC_F_TRUNCATED	0x2	/* deeper than callchaindepth */
+
+struct pmclog_callchain {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pid;
+	__u32	pl_tid;
+	__u32	pl_pmcid;
+	__u32	pl_cpu;
+	__u32	pl_flags;		/* PMCLOG_CC_F_* */
+	__u32	pl_nkernel;
+	__u32	pl_npc;
+	__u32	pl_reserved;
+	__u64	pl_pc[];
+};
+
 /* --- ioctl numbers: nr = FreeBSD PMC_OP_* number; append only ---------- */
 #define HWPMC_IOC_MAGIC		0xb7
 
