@@ -40,6 +40,6 @@ main(void)
 		err(EX_SOFTWARE, "pmc_read");
 	if (pmc_release(pmcid) < 0)
 		err(EX_SOFTWARE, "pmc_release");
-	printf("SOFT-CLOCK.PROF: %ju\n", (uintmax_t)value);
+	printf("SOFT-CLOCK.PROF: %ju ns (work %lu)\n", (uintmax_t)value, sink);
 	return (value > 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }
