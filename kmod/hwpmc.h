@@ -109,12 +109,16 @@ struct hwpmc_stats {
 
 extern struct hwpmc_stats hwpmc_stats;
 
+struct hwpmc_log;
+
 /* One open of /dev/hwpmc: an owner. */
 struct hwpmc_owner {
 	pid_t tgid;			/* the opening process */
 	struct pid *pid;		/* for signals */
 	struct idr pmcs;		/* pmcid -> PMC, under hwpmc_sx */
 	unsigned int npmcs;
+	struct mutex log_lock;		/* serializes the log operations */
+	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
 };
 
 /* pm->pflags */
@@ -217,6 +221,35 @@ int hwpmc_op_pmcadmin(struct hwpmc_owner *po, struct pmc_op_pmcadmin *a);
 void hwpmc_rows_cpu_online(unsigned int cpu);
 void hwpmc_rows_cpu_offline(unsigned int cpu);
 void hwpmc_signal_pid(struct pid *pid, int sig);
+
+/* hwpmc_log.c: the log file. */
+int hwpmc_op_configurelog(struct hwpmc_owner *po,
+			  struct pmc_op_configurelog *a);
+int hwpmc_op_closelog(struct hwpmc_owner *po, void *unused);
+int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused);
+int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a);
+void hwpmc_log_owner_release(struct hwpmc_owner *po);
+void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
+			unsigned long *flags);
+void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags);
+void hwpmc_log_count_drop(struct hwpmc_log *log);
+void hwpmc_log_dropnotify(struct hwpmc_log *log);
+u32 hwpmc_log_strlen(size_t fixed, size_t slen);
+void hwpmc_log_pmcallocate(struct hwpmc_pmc *pm);
+void hwpmc_log_pmcattach(struct hwpmc_pmc *pm, pid_t pid, const char *path);
+void hwpmc_log_pmcdetach(struct hwpmc_pmc *pm, pid_t pid);
+
+static inline bool hwpmc_has_log(struct hwpmc_owner *po)
+{
+	return !!rcu_access_pointer(po->log);
+}
+
+/* hwpmc_pmc.c, for the log. */
+void hwpmc_log_existing_pmcs(struct hwpmc_owner *po);
+void hwpmc_stop_log_pmcs(struct hwpmc_owner *po);
+
+/* hwpmc_sample.c: per-CPU sample rings. */
+void hwpmc_samples_drain(void);
 
 /* hwpmc_hooks.c: kernel tracepoints. */
 int hwpmc_hooks_init(void);

@@ -105,45 +105,21 @@ static int hwpmc_op_getdyneventinfo(struct hwpmc_owner *po,
 	return 0;
 }
 
-/* Log operations before a log can be configured: hwpmc(4) ERRORS. */
-static int hwpmc_op_configurelog(struct hwpmc_owner *po,
-				 struct pmc_op_configurelog *a)
-{
-	if (a->pm_flags || memchr_inv(a->pm_reserved, 0, sizeof(a->pm_reserved)))
-		return -EINVAL;
-	if (a->pm_logfd < 0)
-		return -EINVAL;		/* de-configure without a log */
-	return -EOPNOTSUPP;		/* logging is not implemented yet */
-}
-
-static int hwpmc_op_nolog(struct hwpmc_owner *po, void *a)
-{
-	return -EINVAL;			/* no log file configured */
-}
-
-static int hwpmc_op_writelog(struct hwpmc_owner *po,
-			     struct pmc_op_writelog *a)
-{
-	if (a->pm_reserved)
-		return -EINVAL;
-	return -EINVAL;			/* no log file configured */
-}
-
 /* Handlers take the copied-in argument. */
 typedef int (*hwpmc_op_fn)(struct hwpmc_owner *po, void *arg);
 
 struct hwpmc_op_desc {
 	unsigned int cmd;
 	hwpmc_op_fn fn;
-	bool locked;			/* runs under hwpmc_sx */
+	bool locked;			/* runs under hwpmc_sx (log ops lock themselves) */
 };
 
 #define HWPMC_OP(op, handler, lock) \
 	[PMC_OP_##op] = { HWPMC_IOC_##op, (hwpmc_op_fn)(handler), lock }
 
 static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
-	HWPMC_OP(CONFIGURELOG, hwpmc_op_configurelog, true),
-	HWPMC_OP(FLUSHLOG, hwpmc_op_nolog, true),
+	HWPMC_OP(CONFIGURELOG, hwpmc_op_configurelog, false),
+	HWPMC_OP(FLUSHLOG, hwpmc_op_flushlog, false),
 	HWPMC_OP(GETCPUINFO, hwpmc_op_getcpuinfo, false),
 	HWPMC_OP(GETDRIVERSTATS, hwpmc_op_getdriverstats, false),
 	HWPMC_OP(GETMODULEVERSION, hwpmc_op_getmoduleversion, false),
@@ -158,8 +134,8 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	HWPMC_OP(PMCSETCOUNT, hwpmc_op_pmcsetcount, true),
 	HWPMC_OP(PMCSTART, hwpmc_op_pmcstart, true),
 	HWPMC_OP(PMCSTOP, hwpmc_op_pmcstop, true),
-	HWPMC_OP(WRITELOG, hwpmc_op_writelog, true),
-	HWPMC_OP(CLOSELOG, hwpmc_op_nolog, true),
+	HWPMC_OP(WRITELOG, hwpmc_op_writelog, false),
+	HWPMC_OP(CLOSELOG, hwpmc_op_closelog, false),
 	HWPMC_OP(GETDYNEVENTINFO, hwpmc_op_getdyneventinfo, false),
 	HWPMC_OP(GETCAPS, hwpmc_op_getcaps, true),
 };

@@ -3,11 +3,19 @@
  * hwpmc: module entry, /dev/hwpmc, tunables.
  *
  * Lock order (outermost first):
+ *   po->log_lock     mutex: one owner's log operations (CONFIGURELOG,
+ *                    FLUSHLOG, CLOSELOG, WRITELOG), which may wait for the
+ *                    log writer and so never hold hwpmc_sx while waiting
  *   hwpmc_sx         mutex: configuration; held by every ioctl that looks
  *                    at or changes owners, PMCs, rows or targets
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
+ *   hwpmc_drain_lock mutex: draining the per-CPU sample rings
  *   hwpmc_proc_lock  spinlock: the process hash and target lists; also
  *                    taken by the fork and exit hooks (tracepoint context)
+ *   log->lock        raw spinlock, irq-safe: one log's buffers; taken in
+ *                    any context but NMI, including under the runqueue
+ *                    lock (PROCCSW records from sched_switch)
+ *   hwpmc_pool_lock  raw spinlock, irq-safe: the free log buffers
  *
  * The scheduler hooks and timers only read, under RCU, and take no lock.
  * No lock is ever taken from NMI context.  A signal is never sent with
@@ -140,6 +148,7 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	po->tgid = task_tgid_nr(current);
 	po->pid = get_pid(task_tgid(current));
 	idr_init(&po->pmcs);
+	mutex_init(&po->log_lock);
 	file->private_data = po;
 	return 0;
 }
@@ -152,6 +161,8 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	mutex_lock(&hwpmc_sx);
 	hwpmc_owner_release_all(po);
 	mutex_unlock(&hwpmc_sx);
+	/* Samples and records of the released PMCs are in the log: flush. */
+	hwpmc_log_owner_release(po);
 	idr_destroy(&po->pmcs);
 	put_pid(po->pid);
 	kfree(po);

@@ -15,7 +15,11 @@
 #include <linux/pid.h>
 #include <linux/string.h>
 
+#include <linux/file.h>
+#include <linux/sched/mm.h>
+
 #include "hwpmc.h"
+#include "compat/compat.h"
 
 #define HWPMC_RESERVED_ZERO(field) (!memchr_inv(&(field), 0, sizeof(field)))
 
@@ -278,7 +282,33 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	hwpmc_row_claim(pm);
 	po->npmcs++;
 	a->pm_pmcid = id;
+	hwpmc_log_pmcallocate(pm);
 	return 0;
+}
+
+/* A log was just configured: tell it about the PMCs that exist. */
+void hwpmc_log_existing_pmcs(struct hwpmc_owner *po)
+{
+	struct hwpmc_pmc *pm;
+	int id;
+
+	lockdep_assert_held(&hwpmc_sx);
+	idr_for_each_entry(&po->pmcs, pm, id)
+		hwpmc_log_pmcallocate(pm);
+}
+
+static void hwpmc_pmc_stop(struct hwpmc_pmc *pm);
+
+/* The log goes away: PMCs that cannot run without it stop. */
+void hwpmc_stop_log_pmcs(struct hwpmc_owner *po)
+{
+	struct hwpmc_pmc *pm;
+	int id;
+
+	lockdep_assert_held(&hwpmc_sx);
+	idr_for_each_entry(&po->pmcs, pm, id)
+		if (hwpmc_needs_log(pm))
+			hwpmc_pmc_stop(pm);
 }
 
 static void hwpmc_pmc_stop(struct hwpmc_pmc *pm)
@@ -333,6 +363,32 @@ static struct task_struct *hwpmc_owner_task(struct hwpmc_owner *po)
 	return get_pid_task(po->pid, PIDTYPE_TGID);
 }
 
+/* PMCATTACH record, with the path of the target's executable. */
+static void hwpmc_log_attach(struct hwpmc_pmc *pm, struct task_struct *task)
+{
+	struct mm_struct *mm;
+	struct file *exe = NULL;
+	char *buf, *path = NULL;
+
+	if (!hwpmc_has_log(pm->po))
+		return;
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	mm = get_task_mm(task);
+	if (mm) {
+		exe = hwpmc_get_mm_exe_file(mm);
+		mmput(mm);
+	}
+	if (buf && exe) {
+		path = d_path(&exe->f_path, buf, PATH_MAX);
+		if (IS_ERR(path))
+			path = NULL;
+	}
+	hwpmc_log_pmcattach(pm, task_tgid_nr(task), path);
+	if (exe)
+		fput(exe);
+	kfree(buf);
+}
+
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
 	struct hwpmc_pmc *pm;
@@ -345,7 +401,7 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		return err;
 	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
 		return -ENXIO;
-	if (hwpmc_needs_log(pm))
+	if (hwpmc_needs_log(pm) && !hwpmc_has_log(po))
 		return -HWPMC_EDOOFUS;	/* no log file configured */
 	if (!hwpmc_is_system(pm) && !pm->ntargets) {
 		struct task_struct *task;
@@ -358,6 +414,8 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		if (!task)
 			return -ESRCH;
 		err = hwpmc_attach(pm, task, false);
+		if (!err)
+			hwpmc_log_attach(pm, task);
 		put_task_struct(task);
 		if (err)
 			return err;
@@ -477,6 +535,8 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 	err = hwpmc_can_attach(task, &priv);
 	if (!err)
 		err = hwpmc_attach(pm, task, priv);
+	if (!err)
+		hwpmc_log_attach(pm, task);
 	put_task_struct(task);
 	return err;
 }
@@ -498,6 +558,8 @@ int hwpmc_op_pmcdetach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 	if (err)
 		return err;
 	err = hwpmc_detach(pm, task);
+	if (!err)
+		hwpmc_log_pmcdetach(pm, task_tgid_nr(task));
 	put_task_struct(task);
 	return err;
 }

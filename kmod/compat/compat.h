@@ -8,6 +8,9 @@
 
 #include <linux/version.h>
 #include <linux/sysctl.h>
+#include <linux/fs.h>
+#include <linux/mm_types.h>
+#include <linux/rcupdate.h>
 
 /*
  * Sysctl tables: up to 6.5 a table ends with an empty sentinel entry; from
@@ -19,5 +22,25 @@
 #else
 #define hwpmc_register_sysctl(path, table, n) register_sysctl(path, table)
 #endif
+
+/*
+ * A reference to the executable file of @mm, or NULL.  get_file_rcu()
+ * takes the RCU-protected pointer's address from 6.7 on.
+ */
+static inline struct file *hwpmc_get_mm_exe_file(struct mm_struct *mm)
+{
+	struct file *f;
+
+	rcu_read_lock();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	f = get_file_rcu(&mm->exe_file);
+#else
+	f = rcu_dereference(mm->exe_file);
+	if (f && !get_file_rcu(f))
+		f = NULL;
+#endif
+	rcu_read_unlock();
+	return f;
+}
 
 #endif /* _HWPMC_COMPAT_H */

@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: the log file.  Records are appended to the owner's current buffer
+ * (from any context but NMI: the sample rings carry NMI samples here); a
+ * full buffer goes to the owner's writer thread, which writes it to the
+ * configured file, pipe or socket with the owner's credentials, and
+ * returns it to a pool shared by all logs (nbuffers per CPU, of
+ * logbuffersize KB each, allocated while any log exists).
+ *
+ * A write error stops the log: the error is kept and returned by the next
+ * FLUSHLOG, the owner gets SIGIO, and later records are counted as dropped.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/cred.h>
+#include <linux/kthread.h>
+#include <linux/irq_work.h>
+#include <linux/wait.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
+#include <linux/pid.h>
+#include <asm/tsc.h>
+
+#include "hwpmc.h"
+
+struct hwpmc_logbuf {
+	struct list_head node;
+	size_t used;
+	char data[];
+};
+
+struct hwpmc_log {
+	raw_spinlock_t lock;		/* the fields below, buffers */
+	struct hwpmc_logbuf *cur;	/* being filled */
+	struct list_head full;		/* waiting for the writer */
+	bool stopped;			/* accepts no more records */
+	bool writing;			/* the writer holds a buffer */
+	int error;			/* first write error, sticky */
+	u64 drop_samples, drop_records;	/* not yet in a DROPNOTIFY */
+
+	struct file *file;
+	const struct cred *cred;	/* the owner's, for writing */
+	struct pid *owner;
+	struct task_struct *writer;
+	struct irq_work kick;		/* wakes the writer from anywhere */
+	wait_queue_head_t idle;		/* flushers wait for the writer */
+	struct rcu_head rcu;
+};
+
+/* The buffer pool, shared by all logs; allocated while any log exists. */
+static DEFINE_RAW_SPINLOCK(hwpmc_pool_lock);
+static LIST_HEAD(hwpmc_pool);
+static unsigned int hwpmc_pool_users;	/* logs; under hwpmc_sx */
+
+static size_t hwpmc_logbuf_size(void)
+{
+	return (size_t)hwpmc_logbuffersize * 1024 - sizeof(struct hwpmc_logbuf);
+}
+
+static void hwpmc_pool_free(void)
+{
+	struct hwpmc_logbuf *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, &hwpmc_pool, node) {
+		list_del(&b->node);
+		kvfree(b);
+	}
+}
+
+static int hwpmc_pool_get(void)
+{
+	unsigned int i, n = hwpmc_nbuffers * num_possible_cpus();
+	struct hwpmc_logbuf *b;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (hwpmc_pool_users++)
+		return 0;
+	for (i = 0; i < n; i++) {
+		b = kvmalloc(hwpmc_logbuffersize * 1024, GFP_KERNEL);
+		if (!b) {
+			hwpmc_pool_free();
+			hwpmc_pool_users--;
+			return -ENOMEM;
+		}
+		list_add(&b->node, &hwpmc_pool);
+	}
+	return 0;
+}
+
+static void hwpmc_pool_put(void)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (!--hwpmc_pool_users)
+		hwpmc_pool_free();
+}
+
+/* A free buffer, or NULL.  Any context but NMI. */
+static struct hwpmc_logbuf *hwpmc_buf_alloc(void)
+{
+	struct hwpmc_logbuf *b;
+	unsigned long flags;
+
+	atomic64_inc(&hwpmc_stats.buffer_requests);
+	raw_spin_lock_irqsave(&hwpmc_pool_lock, flags);
+	b = list_first_entry_or_null(&hwpmc_pool, struct hwpmc_logbuf, node);
+	if (b)
+		list_del(&b->node);
+	raw_spin_unlock_irqrestore(&hwpmc_pool_lock, flags);
+	if (b)
+		b->used = 0;
+	else
+		atomic64_inc(&hwpmc_stats.buffer_requests_failed);
+	return b;
+}
+
+static void hwpmc_buf_free(struct hwpmc_logbuf *b)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&hwpmc_pool_lock, flags);
+	list_add(&b->node, &hwpmc_pool);
+	raw_spin_unlock_irqrestore(&hwpmc_pool_lock, flags);
+}
+
+static void hwpmc_log_kick(struct irq_work *w)
+{
+	struct hwpmc_log *log = container_of(w, struct hwpmc_log, kick);
+
+	wake_up_process(log->writer);
+}
+
+/* Hand the current buffer to the writer.  log->lock held. */
+static void hwpmc_log_ship(struct hwpmc_log *log)
+{
+	lockdep_assert_held(&log->lock);
+	if (log->cur && log->cur->used) {
+		list_add_tail(&log->cur->node, &log->full);
+		log->cur = NULL;
+		irq_work_queue(&log->kick);
+	}
+}
+
+/*
+ * Reserve @len bytes (a multiple of 8) for a record of @type and fill its
+ * header.  Returns the record with log->lock held (release it with
+ * hwpmc_log_commit()), or NULL when the record is dropped (counted).  Any
+ * context but NMI; takes only raw spinlocks and allocates nothing.
+ */
+void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
+			unsigned long *flags)
+{
+	struct pmclog_header *h;
+
+	raw_spin_lock_irqsave(&log->lock, *flags);
+	if (log->stopped || len > hwpmc_logbuf_size())
+		goto drop;
+	if (log->cur && log->cur->used + len > hwpmc_logbuf_size())
+		hwpmc_log_ship(log);
+	if (!log->cur) {
+		log->cur = hwpmc_buf_alloc();
+		if (!log->cur)
+			goto drop;
+	}
+	h = (struct pmclog_header *)(log->cur->data + log->cur->used);
+	log->cur->used += len;
+	memset(h, 0, len);
+	h->pl_type = type;
+	h->pl_len = len;
+	h->pl_time = ktime_get_mono_fast_ns();
+	return h;
+drop:
+	if (type == PMCLOG_TYPE_CALLCHAIN)
+		log->drop_samples++;
+	else
+		log->drop_records++;
+	raw_spin_unlock_irqrestore(&log->lock, *flags);
+	return NULL;
+}
+
+void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+}
+
+/* Count a sample that could not even reach the log (ring full). */
+void hwpmc_log_count_drop(struct hwpmc_log *log)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	log->drop_samples++;
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+}
+
+/* Write a DROPNOTIFY if anything was dropped since the last one. */
+void hwpmc_log_dropnotify(struct hwpmc_log *log)
+{
+	struct pmclog_dropnotify *r;
+	unsigned long flags;
+	u64 s, n;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	s = log->drop_samples;
+	n = log->drop_records;
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	if (!s && !n)
+		return;
+	r = hwpmc_log_reserve(log, PMCLOG_TYPE_DROPNOTIFY, sizeof(*r), &flags);
+	if (!r)
+		return;
+	/* Only what this record reports is taken off the counters. */
+	r->pl_samples = s;
+	r->pl_records = n;
+	log->drop_samples -= s;
+	log->drop_records -= n;
+	hwpmc_log_commit(log, flags);
+}
+
+/* Write one buffer; returns 0 or a negative errno. */
+static int hwpmc_log_write(struct hwpmc_log *log, struct hwpmc_logbuf *b)
+{
+	const struct cred *old = override_creds(log->cred);
+	size_t done = 0;
+	ssize_t n;
+	int err = 0;
+
+	while (done < b->used) {
+		loff_t pos = log->file->f_pos;
+
+		n = kernel_write(log->file, b->data + done, b->used - done, &pos);
+		if (n == -EAGAIN && !kthread_should_stop()) {
+			/* A non-blocking descriptor: wait for room. */
+			schedule_timeout_interruptible(msecs_to_jiffies(10));
+			continue;
+		}
+		if (n <= 0) {
+			err = n ? n : -ENOSPC;
+			break;
+		}
+		log->file->f_pos = pos;
+		done += n;
+	}
+	revert_creds(old);
+	if (!err)
+		atomic64_add(done, &hwpmc_stats.log_bytes);
+	return err;
+}
+
+/* The writer: one kernel thread per log (FreeBSD: one per owner). */
+static int hwpmc_log_writer(void *arg)
+{
+	struct hwpmc_log *log = arg;
+	struct hwpmc_logbuf *b;
+	unsigned long flags;
+	int err;
+
+	/* A write blocked on a stalled pipe can be aborted by SIGKILL. */
+	allow_signal(SIGKILL);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		raw_spin_lock_irqsave(&log->lock, flags);
+		b = list_first_entry_or_null(&log->full, struct hwpmc_logbuf,
+					     node);
+		if (b) {
+			list_del(&b->node);
+			log->writing = true;
+		}
+		raw_spin_unlock_irqrestore(&log->lock, flags);
+		if (!b) {
+			wake_up_all(&log->idle);
+			if (kthread_should_stop())
+				break;
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		err = log->error ? 0 : hwpmc_log_write(log, b);
+		if (err == -ERESTARTSYS)
+			err = -EINTR;	/* aborted by hwpmc_log_destroy() */
+		hwpmc_buf_free(b);
+		raw_spin_lock_irqsave(&log->lock, flags);
+		log->writing = false;
+		if (err && !log->error) {
+			log->error = err;
+			log->stopped = true;
+		}
+		raw_spin_unlock_irqrestore(&log->lock, flags);
+		if (err) {
+			pr_debug("log write failed: %d; logging stopped\n", err);
+			hwpmc_signal_pid(log->owner, SIGIO);
+		}
+	}
+	__set_current_state(TASK_RUNNING);
+	flush_signals(current);
+	return 0;
+}
+
+static bool hwpmc_log_drained(struct hwpmc_log *log)
+{
+	unsigned long flags;
+	bool done;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	done = list_empty(&log->full) && !log->writing;
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	return done;
+}
+
+/*
+ * Ship the current buffer and wait until the writer has written all.
+ * @timeout in jiffies (MAX_SCHEDULE_TIMEOUT: until done or a fatal
+ * signal).  Returns false if it gave up.
+ */
+static bool hwpmc_log_drain(struct hwpmc_log *log, long timeout)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	hwpmc_log_ship(log);
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	wake_up_process(log->writer);
+	return wait_event_killable_timeout(log->idle, hwpmc_log_drained(log),
+					   timeout) > 0;
+}
+
+static void hwpmc_log_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct hwpmc_log, rcu));
+}
+
+/* Stop accepting records, drain (or abort), end the writer, free. */
+static void hwpmc_log_destroy(struct hwpmc_log *log, long timeout)
+{
+	struct hwpmc_logbuf *b, *tmp;
+	unsigned long flags;
+
+	if (!hwpmc_log_drain(log, timeout)) {
+		/* A reader that never reads must not hang its owner. */
+		raw_spin_lock_irqsave(&log->lock, flags);
+		if (!log->error)
+			log->error = -EINTR;
+		raw_spin_unlock_irqrestore(&log->lock, flags);
+		send_sig(SIGKILL, log->writer, 1);
+	}
+	raw_spin_lock_irqsave(&log->lock, flags);
+	log->stopped = true;
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	kthread_stop(log->writer);
+	put_task_struct(log->writer);
+	irq_work_sync(&log->kick);
+	/* Whatever the writer did not take goes back unwritten. */
+	list_for_each_entry_safe(b, tmp, &log->full, node) {
+		list_del(&b->node);
+		hwpmc_buf_free(b);
+	}
+	if (log->cur)
+		hwpmc_buf_free(log->cur);
+	fput(log->file);
+	put_cred(log->cred);
+	put_pid(log->owner);
+}
+
+static void hwpmc_log_initialize(struct hwpmc_log *log)
+{
+	struct pmclog_initialize *r;
+	unsigned long flags;
+
+	r = hwpmc_log_reserve(log, PMCLOG_TYPE_INITIALIZE, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->pl_version = PMCLOG_VERSION;
+	r->pl_cputype = hwpmc_cputype();
+	r->pl_tsc_freq = (u64)tsc_khz * 1000;
+	r->pl_wallclock = ktime_get_real_ns() -
+			  (ktime_get_mono_fast_ns() - r->pl_hdr.pl_time);
+	r->pl_ncpu = nr_cpu_ids;
+	r->pl_pagesize = PAGE_SIZE;
+	hwpmc_log_commit(log, flags);
+}
+
+/*
+ * The log operations serialize on the owner's log_lock and take hwpmc_sx
+ * only for the moments they change PMCs or publish the log, so a writer
+ * stalled on a slow pipe never blocks other owners.
+ */
+static struct hwpmc_log *hwpmc_owner_log(struct hwpmc_owner *po)
+{
+	return rcu_dereference_protected(po->log,
+					 lockdep_is_held(&po->log_lock));
+}
+
+/* CONFIGURELOG with a descriptor. */
+static int hwpmc_log_configure(struct hwpmc_owner *po, int fd)
+{
+	struct hwpmc_log *log;
+	struct file *file;
+	int err;
+
+	if (hwpmc_owner_log(po))
+		return -EBUSY;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	if (!(file->f_mode & FMODE_WRITE)) {
+		fput(file);
+		return -EBADF;
+	}
+	log = kzalloc(sizeof(*log), GFP_KERNEL);
+	if (!log) {
+		fput(file);
+		return -ENOMEM;
+	}
+	mutex_lock(&hwpmc_sx);
+	err = hwpmc_pool_get();
+	mutex_unlock(&hwpmc_sx);
+	if (err) {
+		kfree(log);
+		fput(file);
+		return err;
+	}
+	raw_spin_lock_init(&log->lock);
+	INIT_LIST_HEAD(&log->full);
+	init_waitqueue_head(&log->idle);
+	init_irq_work(&log->kick, hwpmc_log_kick);
+	log->file = file;
+	log->cred = get_current_cred();
+	log->owner = get_pid(po->pid);
+	log->writer = kthread_create(hwpmc_log_writer, log, "hwpmc-log/%d",
+				     po->tgid);
+	if (IS_ERR(log->writer)) {
+		/* hwpmc(4): helper creation failed: EAGAIN. */
+		put_pid(log->owner);
+		put_cred(log->cred);
+		mutex_lock(&hwpmc_sx);
+		hwpmc_pool_put();
+		mutex_unlock(&hwpmc_sx);
+		kfree(log);
+		fput(file);
+		return -EAGAIN;
+	}
+	get_task_struct(log->writer);
+	wake_up_process(log->writer);
+	hwpmc_log_initialize(log);
+	mutex_lock(&hwpmc_sx);
+	rcu_assign_pointer(po->log, log);
+	hwpmc_log_existing_pmcs(po);
+	mutex_unlock(&hwpmc_sx);
+	return 0;
+}
+
+/*
+ * Take the log away from its owner and end it: PMCs that need a log are
+ * stopped, their samples drained into it, @closelog written if asked,
+ * then it is flushed (for at most @timeout) and freed.  Returns the kept
+ * write error.
+ */
+static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
+			    long timeout)
+{
+	struct hwpmc_log *log = hwpmc_owner_log(po);
+	struct pmclog_closelog *r;
+	unsigned long flags;
+	int err;
+
+	mutex_lock(&hwpmc_sx);
+	hwpmc_stop_log_pmcs(po);
+	mutex_unlock(&hwpmc_sx);
+	/* Samplers that still see those PMCs running finish first. */
+	synchronize_rcu();
+	hwpmc_samples_drain();
+	hwpmc_log_dropnotify(log);
+	if (closelog) {
+		r = hwpmc_log_reserve(log, PMCLOG_TYPE_CLOSELOG, sizeof(*r),
+				      &flags);
+		if (r)
+			hwpmc_log_commit(log, flags);
+	}
+	mutex_lock(&hwpmc_sx);
+	RCU_INIT_POINTER(po->log, NULL);
+	mutex_unlock(&hwpmc_sx);
+	/* Hooks that still see the log finish before it is drained. */
+	synchronize_rcu();
+	hwpmc_log_destroy(log, timeout);
+	err = READ_ONCE(log->error);
+	call_rcu(&log->rcu, hwpmc_log_free_rcu);
+	mutex_lock(&hwpmc_sx);
+	hwpmc_pool_put();
+	mutex_unlock(&hwpmc_sx);
+	return err == -EINTR ? 0 : err;
+}
+
+/* PMC_OP_CONFIGURELOG: a descriptor configures, -1 de-configures. */
+int hwpmc_op_configurelog(struct hwpmc_owner *po,
+			  struct pmc_op_configurelog *a)
+{
+	int err;
+
+	if (a->pm_flags || memchr_inv(a->pm_reserved, 0, sizeof(a->pm_reserved)))
+		return -EINVAL;
+	mutex_lock(&po->log_lock);
+	if (a->pm_logfd >= 0)
+		err = hwpmc_log_configure(po, a->pm_logfd);
+	else if (a->pm_logfd != -1)
+		err = -EBADF;
+	else if (!hwpmc_owner_log(po))
+		err = -EINVAL;		/* de-configure without a log */
+	else
+		err = hwpmc_log_remove(po, false, MAX_SCHEDULE_TIMEOUT);
+	mutex_unlock(&po->log_lock);
+	return err;
+}
+
+/* PMC_OP_CLOSELOG: a CLOSELOG record, then as de-configure. */
+int hwpmc_op_closelog(struct hwpmc_owner *po, void *unused)
+{
+	int err = -EINVAL;
+
+	mutex_lock(&po->log_lock);
+	if (hwpmc_owner_log(po))
+		err = hwpmc_log_remove(po, true, MAX_SCHEDULE_TIMEOUT);
+	mutex_unlock(&po->log_lock);
+	return err;
+}
+
+/* PMC_OP_FLUSHLOG: write out everything, return any kept error. */
+int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused)
+{
+	struct hwpmc_log *log;
+	int err = -EINVAL;
+
+	mutex_lock(&po->log_lock);
+	log = hwpmc_owner_log(po);
+	if (log) {
+		hwpmc_samples_drain();
+		hwpmc_log_dropnotify(log);
+		if (hwpmc_log_drain(log, MAX_SCHEDULE_TIMEOUT))
+			err = READ_ONCE(log->error);
+		else
+			err = -EINTR;
+	}
+	mutex_unlock(&po->log_lock);
+	return err;
+}
+
+/* Owner gone (last close): flush what can be flushed, in bounded time. */
+void hwpmc_log_owner_release(struct hwpmc_owner *po)
+{
+	mutex_lock(&po->log_lock);
+	if (hwpmc_owner_log(po))
+		hwpmc_log_remove(po, true, 10 * HZ);
+	mutex_unlock(&po->log_lock);
+}
+
+/* PMC_OP_WRITELOG: a USERDATA record; EINVAL without a log. */
+int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a)
+{
+	struct pmclog_userdata *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+	int err = 0;
+
+	if (a->pm_reserved)
+		return -EINVAL;
+	mutex_lock(&po->log_lock);
+	log = hwpmc_owner_log(po);
+	if (!log) {
+		err = -EINVAL;
+	} else {
+		r = hwpmc_log_reserve(log, PMCLOG_TYPE_USERDATA, sizeof(*r),
+				      &flags);
+		if (r) {
+			r->pl_userdata = a->pm_userdata;
+			r->pl_pid = task_tgid_nr(current);
+			hwpmc_log_commit(log, flags);
+		} else {
+			err = READ_ONCE(log->error) ?: -ENOBUFS;
+		}
+	}
+	mutex_unlock(&po->log_lock);
+	return err;
+}
+
+/* Bytes a record with a string of @slen (without NUL) takes. */
+u32 hwpmc_log_strlen(size_t fixed, size_t slen)
+{
+	return ALIGN(fixed + slen + 1, 8);
+}
+
+/* The log of @po for a record from any context; under rcu_read_lock(). */
+static struct hwpmc_log *hwpmc_log_of(struct hwpmc_owner *po)
+{
+	return rcu_dereference(po->log);
+}
+
+/* "SOFT-CLOCK.PROF", "TSC": what a PMC counts. */
+static void hwpmc_pmc_name(const struct hwpmc_pmc *pm, char *buf, size_t len)
+{
+	const struct hwpmc_class_ops *ops = pm->cls->ops;
+	const char *ev = ops->event_name ? ops->event_name(pm->event) : NULL;
+
+	if (ev)
+		snprintf(buf, len, "%s-%s", ops->name, ev);
+	else
+		snprintf(buf, len, "%s", ops->name);
+}
+
+/* PMCALLOCATE, when the owner has a log.  hwpmc_sx held. */
+void hwpmc_log_pmcallocate(struct hwpmc_pmc *pm)
+{
+	struct pmclog_pmcallocate *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	rcu_read_lock();
+	log = hwpmc_log_of(pm->po);
+	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_PMCALLOCATE, sizeof(*r),
+				    &flags) : NULL;
+	if (r) {
+		r->pl_pmcid = pm->id;
+		r->pl_class = pm->cls->ops->class;
+		r->pl_event = pm->event;
+		r->pl_mode = pm->mode;
+		r->pl_flags = pm->flags;
+		r->pl_cpu = pm->cpu;
+		r->pl_rate = pm->reload;
+		hwpmc_pmc_name(pm, r->pl_name, sizeof(r->pl_name));
+		hwpmc_log_commit(log, flags);
+	}
+	rcu_read_unlock();
+}
+
+/* A record carrying a path: reserve, fill the fixed part, copy @path. */
+static void *hwpmc_log_reserve_path(struct hwpmc_log *log, u32 type,
+				    size_t fixed, const char *path,
+				    unsigned long *flags)
+{
+	size_t slen = path ? strnlen(path, PMCLOG_PATH_MAX - 1) : 0;
+	char *r = hwpmc_log_reserve(log, type, hwpmc_log_strlen(fixed, slen),
+				    flags);
+
+	if (r && slen)
+		memcpy(r + fixed, path, slen);
+	return r;
+}
+
+/* PMCATTACH of @pm to process @pid running @path (may be NULL). */
+void hwpmc_log_pmcattach(struct hwpmc_pmc *pm, pid_t pid, const char *path)
+{
+	struct pmclog_pmcattach *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	rcu_read_lock();
+	log = hwpmc_log_of(pm->po);
+	r = log ? hwpmc_log_reserve_path(log, PMCLOG_TYPE_PMCATTACH,
+					 sizeof(*r), path, &flags) : NULL;
+	if (r) {
+		r->pl_pmcid = pm->id;
+		r->pl_pid = pid;
+		hwpmc_log_commit(log, flags);
+	}
+	rcu_read_unlock();
+}
+
+void hwpmc_log_pmcdetach(struct hwpmc_pmc *pm, pid_t pid)
+{
+	struct pmclog_pmcdetach *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	rcu_read_lock();
+	log = hwpmc_log_of(pm->po);
+	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_PMCDETACH, sizeof(*r),
+				    &flags) : NULL;
+	if (r) {
+		r->pl_pmcid = pm->id;
+		r->pl_pid = pid;
+		hwpmc_log_commit(log, flags);
+	}
+	rcu_read_unlock();
+}

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The log file: CONFIGURELOG / FLUSHLOG / CLOSELOG / WRITELOG, the record
+ * format, the errors of hwpmc(4), and the faults a log must survive (a
+ * pipe whose reader exits, a full file system, an owner killed while
+ * logging).
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "hwpmc_util.h"
+
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define LOGPATH "/tmp/hwpmc-log-test.log"
+
+static int configure(int fd, int logfd)
+{
+	struct pmc_op_configurelog c = { .pm_logfd = logfd };
+
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_CONFIGURELOG, &c);
+}
+
+static int writelog(int fd, __u32 data)
+{
+	struct pmc_op_writelog w = { .pm_userdata = data };
+
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_WRITELOG, &w);
+}
+
+static int flushlog(int fd)
+{
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_FLUSHLOG, NULL);
+}
+
+static int closelog(int fd)
+{
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_CLOSELOG, NULL);
+}
+
+/* Read a whole log file; *len is its size.  free() it. */
+static char *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		return NULL;
+	buf = malloc(st.st_size + 1);
+	*len = read(fd, buf, st.st_size);
+	close(fd);
+	return buf;
+}
+
+/* Walk records: returns the number of well-formed records, -1 if not. */
+static int records(const char *buf, size_t len, int (*fn)(const struct pmclog_header *, void *),
+		   void *arg)
+{
+	size_t off = 0;
+	int n = 0;
+
+	while (off < len) {
+		const struct pmclog_header *h = (const void *)(buf + off);
+
+		if (len - off < sizeof(*h) || h->pl_len < sizeof(*h) ||
+		    h->pl_len % 8 || h->pl_len > len - off ||
+		    h->pl_type < 1 || h->pl_type > PMCLOG_TYPE_MAX)
+			return -1;
+		if (fn && fn(h, arg))
+			return -1;
+		off += h->pl_len;
+		n++;
+	}
+	return n;
+}
+
+struct summary {
+	int count[PMCLOG_TYPE_MAX + 1];
+	int first_type, last_type;
+	__u64 last_time;
+	int time_backwards;
+	__u32 userdata[16];
+	int nuser;
+	struct pmclog_pmcallocate alloc;
+	char attach_path[256];
+	__u32 version;
+};
+
+static int summarize(const struct pmclog_header *h, void *arg)
+{
+	struct summary *s = arg;
+
+	if (!s->first_type)
+		s->first_type = h->pl_type;
+	s->last_type = h->pl_type;
+	s->count[h->pl_type]++;
+	if (h->pl_time < s->last_time)
+		s->time_backwards++;
+	s->last_time = h->pl_time;
+	switch (h->pl_type) {
+	case PMCLOG_TYPE_INITIALIZE:
+		s->version = ((const struct pmclog_initialize *)h)->pl_version;
+		break;
+	case PMCLOG_TYPE_USERDATA:
+		if (s->nuser < 16)
+			s->userdata[s->nuser++] =
+				((const struct pmclog_userdata *)h)->pl_userdata;
+		break;
+	case PMCLOG_TYPE_PMCALLOCATE:
+		s->alloc = *(const struct pmclog_pmcallocate *)h;
+		break;
+	case PMCLOG_TYPE_PMCATTACH:
+		snprintf(s->attach_path, sizeof(s->attach_path), "%s",
+			 ((const struct pmclog_pmcattach *)h)->pl_path);
+		break;
+	}
+	return 0;
+}
+
+static int summarize_file(const char *path, struct summary *s)
+{
+	size_t len = 0;
+	char *buf = slurp(path, &len);
+	int n;
+
+	memset(s, 0, sizeof(*s));
+	if (!buf)
+		return -1;
+	n = records(buf, len, summarize, s);
+	free(buf);
+	return n;
+}
+
+FIXTURE(log) {
+	int fd, logfd;
+};
+
+FIXTURE_SETUP(log)
+{
+	self->fd = hwpmc_open();
+	ASSERT_LE(0, self->fd);
+	self->logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, self->logfd);
+}
+
+FIXTURE_TEARDOWN(log)
+{
+	close(self->fd);
+	close(self->logfd);
+	unlink(LOGPATH);
+}
+
+TEST_F(log, records_in_order)
+{
+	struct summary s;
+	__u32 id;
+	int i;
+
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0, &id));
+	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	/* The module holds its own reference: our descriptor may go. */
+	close(self->logfd);
+	self->logfd = -1;
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, 0));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, writelog(self->fd, 100 + i));
+	ASSERT_EQ(0, hwpmc_detach(self->fd, id, 0));
+	ASSERT_EQ(0, flushlog(self->fd));
+	ASSERT_LT(0, summarize_file(LOGPATH, &s));
+	EXPECT_EQ(PMCLOG_TYPE_INITIALIZE, s.first_type);
+	EXPECT_EQ(1, s.count[PMCLOG_TYPE_INITIALIZE]);
+	EXPECT_EQ(PMCLOG_VERSION, s.version);
+	/* The PMC allocated before the log is announced when it starts. */
+	EXPECT_EQ(1, s.count[PMCLOG_TYPE_PMCALLOCATE]);
+	EXPECT_EQ(id, s.alloc.pl_pmcid);
+	EXPECT_STREQ("SOFT-SCHED.SWITCH", s.alloc.pl_name);
+	EXPECT_EQ(PMC_MODE_TC, s.alloc.pl_mode);
+	EXPECT_EQ(1, s.count[PMCLOG_TYPE_PMCATTACH]);
+	EXPECT_NE(NULL, strstr(s.attach_path, "/log_test"))
+		TH_LOG("attach path '%s'", s.attach_path);
+	EXPECT_EQ(1, s.count[PMCLOG_TYPE_PMCDETACH]);
+	ASSERT_EQ(3, s.nuser);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(100 + i, s.userdata[i]);
+	EXPECT_EQ(0, s.time_backwards);
+	EXPECT_EQ(0, s.count[PMCLOG_TYPE_CLOSELOG]);
+
+	ASSERT_EQ(0, closelog(self->fd));
+	ASSERT_LT(0, summarize_file(LOGPATH, &s));
+	EXPECT_EQ(PMCLOG_TYPE_CLOSELOG, s.last_type);
+	/* Closed: no log any more. */
+	EXPECT_EQ(EINVAL, writelog(self->fd, 1));
+	EXPECT_EQ(EINVAL, flushlog(self->fd));
+	EXPECT_EQ(EINVAL, closelog(self->fd));
+}
+
+TEST_F(log, configure_errors)
+{
+	int ro = open("/proc/self/status", O_RDONLY);
+	struct pmc_op_configurelog c = { .pm_logfd = self->logfd,
+					 .pm_flags = 1 };
+
+	EXPECT_EQ(EBADF, configure(self->fd, 999));
+	EXPECT_EQ(EBADF, configure(self->fd, ro));
+	EXPECT_EQ(EBADF, configure(self->fd, -2));
+	EXPECT_EQ(EINVAL, hwpmc_ioctl_err(self->fd, HWPMC_IOC_CONFIGURELOG, &c));
+	EXPECT_EQ(EINVAL, configure(self->fd, -1));	/* none to remove */
+	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	EXPECT_EQ(EBUSY, configure(self->fd, self->logfd));	/* active */
+	ASSERT_EQ(0, configure(self->fd, -1));
+	EXPECT_EQ(EINVAL, configure(self->fd, -1));
+	/* And again: a log can be configured after the last one went. */
+	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	close(ro);
+}
+
+TEST_F(log, logging_pmcs_start_only_with_a_log)
+{
+	__u32 id;
+
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH,
+				   PMC_F_LOG_PROCEXIT, &id));
+	EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, id));
+	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	EXPECT_EQ(0, hwpmc_start(self->fd, id));
+	/* Removing the log stops the PMCs that need it. */
+	ASSERT_EQ(0, configure(self->fd, -1));
+	EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, id));
+}
+
+/* Separate owners have separate logs. */
+TEST_F(log, owners_have_their_own_log)
+{
+	int other = hwpmc_open();
+	int p[2];
+	char buf[4096];
+	ssize_t n;
+
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	ASSERT_EQ(0, configure(other, p[1]));
+	ASSERT_EQ(0, writelog(other, 7));
+	ASSERT_EQ(0, flushlog(other));
+	n = read(p[0], buf, sizeof(buf));
+	ASSERT_LT(0, n);
+	EXPECT_EQ(2, records(buf, n, NULL, NULL));	/* INITIALIZE, USERDATA */
+	close(other);
+	close(p[0]);
+	close(p[1]);
+}
+
+static volatile sig_atomic_t got_sigio;
+
+static void on_sigio(int sig)
+{
+	got_sigio++;
+}
+
+/* A pipe whose reader exits: EPIPE kept and returned, SIGIO, no hang. */
+TEST_F(log, pipe_reader_gone_is_epipe)
+{
+	int p[2], i, err = 0;
+	__u32 id;
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGIO, on_sigio);
+	got_sigio = 0;
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0, &id));
+	ASSERT_EQ(0, configure(self->fd, p[1]));
+	close(p[1]);
+	close(p[0]);		/* the reader is gone */
+	for (i = 0; i < 4 && !err; i++) {
+		writelog(self->fd, i);
+		err = flushlog(self->fd);
+	}
+	EXPECT_EQ(EPIPE, err);
+	EXPECT_EQ(EPIPE, flushlog(self->fd));	/* kept */
+	EXPECT_LT(0, got_sigio);
+	/* The owner can still release and de-configure. */
+	EXPECT_EQ(0, hwpmc_release(self->fd, id));
+	EXPECT_EQ(EPIPE, configure(self->fd, -1));
+	signal(SIGIO, SIG_DFL);
+}
+
+/* A full file system: ENOSPC kept and returned. */
+TEST_F(log, full_filesystem_is_enospc)
+{
+	const char *dir = "/tmp/hwpmc-small-fs";
+	char path[128];
+	int logfd, i, err = 0;
+
+	mkdir(dir, 0700);
+	if (mount("tmpfs", dir, "tmpfs", 0, "size=64k"))
+		SKIP(return, "cannot mount a small tmpfs: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/log", dir);
+	logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, logfd);
+	ASSERT_EQ(0, configure(self->fd, logfd));
+	/* 64 KB of tmpfs fills with ~4000 USERDATA records. */
+	for (i = 0; i < 200 && !err; i++) {
+		int j;
+
+		for (j = 0; j < 100; j++)
+			writelog(self->fd, j);
+		err = flushlog(self->fd);
+	}
+	EXPECT_EQ(ENOSPC, err);
+	EXPECT_EQ(ENOSPC, flushlog(self->fd));
+	EXPECT_EQ(ENOSPC, configure(self->fd, -1));
+	close(logfd);
+	umount(dir);
+	rmdir(dir);
+}
+
+/*
+ * An owner killed while its log is active (and its pipe is full with
+ * nobody reading): the writer ends, the module can be unloaded (the rig
+ * checks that at the end), and nothing hangs.
+ */
+TEST(owner_killed_with_stalled_pipe)
+{
+	int p[2], ready[2], status;
+	pid_t child;
+	char c;
+
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(ready));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		int fd = hwpmc_open(), i;
+
+		if (fd < 0 || configure(fd, p[1]))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		/* Fill the pipe (64 KB) and more; nobody reads. */
+		for (i = 0; ; i++) {
+			writelog(fd, i);
+			if (i % 1000 == 0)
+				flushlog(fd);	/* blocks for ever */
+		}
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	usleep(300000);
+	ASSERT_EQ(0, kill(child, SIGKILL));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	close(p[0]);
+	close(p[1]);
+}
+
+/* A socket works as a log too. */
+TEST(socket_log)
+{
+	int fd = hwpmc_open(), sv[2];
+	char buf[4096];
+	ssize_t n;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, configure(fd, sv[0]));
+	ASSERT_EQ(0, writelog(fd, 5));
+	ASSERT_EQ(0, closelog(fd));
+	n = read(sv[1], buf, sizeof(buf));
+	ASSERT_LT(0, n);
+	EXPECT_EQ(3, records(buf, n, NULL, NULL));
+	close(fd);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+TEST_HARNESS_MAIN
