@@ -19,6 +19,7 @@ struct signal_struct;
 struct pid;
 struct hwpmc_pmc;
 struct hwpmc_owner;
+struct linux_binprm;
 
 /* Module parameters (read-only tunables), validated at load. */
 extern int hwpmc_callchaindepth;
@@ -177,6 +178,7 @@ struct hwpmc_target {
 	struct hwpmc_process *pp;
 	struct hwpmc_pmc *pm;
 	atomic64_t value;		/* this process's share of the count */
+	atomic64_t offcpu;		/* PROCCSW: counted while off CPU */
 	bool priv;			/* attached by a privileged caller */
 	struct rcu_head rcu;
 };
@@ -192,15 +194,15 @@ void hwpmc_detach_all(struct hwpmc_pmc *pm);
 bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
 void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child);
 void hwpmc_proc_exit(struct task_struct *task);
-void hwpmc_proc_exec(struct task_struct *task);
+void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm);
 int hwpmc_can_attach(struct task_struct *task, bool *priv);
 
-/* Credit @n events of a process-scope PMC (any context but NMI). */
-static inline void hwpmc_target_add(struct hwpmc_target *pt, u64 n)
-{
-	atomic64_add(n, &pt->value);
-	atomic64_add(n, &pt->pm->value);
-}
+/* The most rows of all classes together. */
+#define HWPMC_MAX_ROWS		64
+
+void hwpmc_target_add(struct hwpmc_target *pt, struct task_struct *task,
+		      u64 n);
+void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next);
 
 /* hwpmc_pmc.c: PMC objects, rows, the op handlers. */
 int hwpmc_rows_init(void);
@@ -238,6 +240,11 @@ u32 hwpmc_log_strlen(size_t fixed, size_t slen);
 void hwpmc_log_pmcallocate(struct hwpmc_pmc *pm);
 void hwpmc_log_pmcattach(struct hwpmc_pmc *pm, pid_t pid, const char *path);
 void hwpmc_log_pmcdetach(struct hwpmc_pmc *pm, pid_t pid);
+void hwpmc_log_proccsw(struct hwpmc_pmc *pm, pid_t pid, pid_t tid, u64 value);
+void hwpmc_log_procexit(struct hwpmc_pmc *pm, pid_t pid, u64 value);
+void hwpmc_log_procfork(struct hwpmc_owner *po, pid_t ppid, pid_t pid);
+void hwpmc_log_procexec(struct hwpmc_pmc *pm, pid_t pid, u64 base,
+			const char *path);
 
 static inline bool hwpmc_has_log(struct hwpmc_owner *po)
 {
@@ -267,6 +274,7 @@ void hwpmc_hook_put(enum hwpmc_hook h);
 /* class/soft.c: called from the hooks. */
 void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next);
 void hwpmc_soft_event(struct task_struct *task, u32 event);
+void hwpmc_soft_exit(struct task_struct *task);
 
 /* hwpmc_priv.c: privilege decisions. */
 bool hwpmc_priv_system(void);		/* non-jailed super-user */

@@ -31,6 +31,11 @@ int hwpmc_classes_init(void)
 		n = ops->probe();
 		if (!n)
 			continue;
+		if (hwpmc_total_rows + n > HWPMC_MAX_ROWS) {
+			pr_warn("%s: %u rows exceed the %u supported; ignored\n",
+				ops->name, n, HWPMC_MAX_ROWS);
+			continue;
+		}
 		hwpmc_classes[hwpmc_nclass].ops = ops;
 		hwpmc_classes[hwpmc_nclass].firstrow = hwpmc_total_rows;
 		hwpmc_classes[hwpmc_nclass].nrows = n;

@@ -25,6 +25,7 @@ static void hwpmc_probe_switch(void *data, bool preempt,
 			       unsigned int prev_state)
 {
 	hwpmc_soft_switch(prev, next);
+	hwpmc_proc_switch(prev, next);
 }
 
 static void hwpmc_probe_fork(void *data, struct task_struct *parent,
@@ -41,7 +42,7 @@ static void hwpmc_probe_exit(void *data, struct task_struct *task)
 static void hwpmc_probe_exec(void *data, struct task_struct *task,
 			     pid_t old_pid, struct linux_binprm *bprm)
 {
-	hwpmc_proc_exec(task);
+	hwpmc_proc_exec(task, bprm);
 }
 
 static void hwpmc_probe_sys_enter(void *data, struct pt_regs *regs, long id)

@@ -684,3 +684,86 @@ void hwpmc_log_pmcdetach(struct hwpmc_pmc *pm, pid_t pid)
 	}
 	rcu_read_unlock();
 }
+
+/*
+ * Process records, written from the scheduler and process hooks
+ * (tracepoint context, possibly under the runqueue lock): no sleeping, no
+ * allocation, raw spinlocks only.
+ */
+void hwpmc_log_proccsw(struct hwpmc_pmc *pm, pid_t pid, pid_t tid, u64 value)
+{
+	struct pmclog_proccsw *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	rcu_read_lock();
+	log = hwpmc_log_of(pm->po);
+	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_PROCCSW, sizeof(*r),
+				    &flags) : NULL;
+	if (r) {
+		r->pl_pmcid = pm->id;
+		r->pl_pid = pid;
+		r->pl_tid = tid;
+		r->pl_cpu = raw_smp_processor_id();
+		r->pl_value = value;
+		hwpmc_log_commit(log, flags);
+	}
+	rcu_read_unlock();
+}
+
+void hwpmc_log_procexit(struct hwpmc_pmc *pm, pid_t pid, u64 value)
+{
+	struct pmclog_procexit *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	rcu_read_lock();
+	log = hwpmc_log_of(pm->po);
+	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_PROCEXIT, sizeof(*r),
+				    &flags) : NULL;
+	if (r) {
+		r->pl_pmcid = pm->id;
+		r->pl_pid = pid;
+		r->pl_value = value;
+		hwpmc_log_commit(log, flags);
+	}
+	rcu_read_unlock();
+}
+
+void hwpmc_log_procfork(struct hwpmc_owner *po, pid_t ppid, pid_t pid)
+{
+	struct pmclog_procfork *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	rcu_read_lock();
+	log = hwpmc_log_of(po);
+	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_PROCFORK, sizeof(*r),
+				    &flags) : NULL;
+	if (r) {
+		r->pl_ppid = ppid;
+		r->pl_pid = pid;
+		hwpmc_log_commit(log, flags);
+	}
+	rcu_read_unlock();
+}
+
+void hwpmc_log_procexec(struct hwpmc_pmc *pm, pid_t pid, u64 base,
+			const char *path)
+{
+	struct pmclog_procexec *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	rcu_read_lock();
+	log = hwpmc_log_of(pm->po);
+	r = log ? hwpmc_log_reserve_path(log, PMCLOG_TYPE_PROCEXEC, sizeof(*r),
+					 path, &flags) : NULL;
+	if (r) {
+		r->pl_pid = pid;
+		r->pl_pmcid = pm->id;
+		r->pl_base = base;
+		hwpmc_log_commit(log, flags);
+	}
+	rcu_read_unlock();
+}

@@ -18,12 +18,27 @@
 #include <linux/cred.h>
 #include <linux/capability.h>
 #include <linux/pid.h>
+#include <linux/binfmts.h>
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/percpu.h>
 
 #include "hwpmc.h"
 
 DEFINE_SPINLOCK(hwpmc_proc_lock);
 static struct hlist_head *hwpmc_proc_hash;
 static unsigned int hwpmc_proc_bits;
+static atomic_t hwpmc_nprocs;		/* monitored processes */
+
+/*
+ * PMC_F_LOG_PROCCSW: per CPU, what the running thread's targets counted
+ * since it was switched in, by row.  Events credited to a process while
+ * none of its threads runs go to target->offcpu instead, so the PROCCSW
+ * records of a target always add up to its count.
+ */
+static DEFINE_PER_CPU(u64 [HWPMC_MAX_ROWS], hwpmc_slice);
+/* Paths for PROCEXEC records, written in tracepoint context. */
+static DEFINE_PER_CPU(char [PATH_MAX], hwpmc_pathbuf);
 
 int hwpmc_proc_init(void)
 {
@@ -81,6 +96,7 @@ static void hwpmc_unlink_target(struct hwpmc_target *pt)
 	pt->pm->ntargets--;
 	kfree_rcu(pt, rcu);
 	if (list_empty(&pp->targets)) {
+		atomic_dec(&hwpmc_nprocs);
 		hlist_del_rcu(&pp->hnode);
 		put_pid(pp->pid);
 		call_rcu(&pp->rcu, hwpmc_proc_free_rcu);
@@ -123,6 +139,7 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 		pp->pid = get_pid(task_tgid(task));
 		INIT_LIST_HEAD(&pp->targets);
 		hlist_add_head_rcu(&pp->hnode, hwpmc_proc_bucket(pp->sig));
+		atomic_inc(&hwpmc_nprocs);
 	}
 	pt = *newpt;
 	*newpt = NULL;
@@ -153,6 +170,68 @@ static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task,
 	kfree(pp);
 	kfree(pt);
 	return err;
+}
+
+/*
+ * Credit @n events of @task's process to target @pt (any context but NMI;
+ * no locks).
+ */
+void hwpmc_target_add(struct hwpmc_target *pt, struct task_struct *task,
+		      u64 n)
+{
+	struct hwpmc_pmc *pm = pt->pm;
+
+	atomic64_add(n, &pt->value);
+	atomic64_add(n, &pm->value);
+	if (!(pm->flags & PMC_F_LOG_PROCCSW))
+		return;
+	if (task == current)
+		this_cpu_add(hwpmc_slice[pm->row], n);
+	else
+		atomic64_add(n, &pt->offcpu);
+}
+
+/* Log the PROCCSW records of @task's slice (it is current). */
+static void hwpmc_proc_csw_out(struct hwpmc_process *pp,
+			       struct task_struct *task)
+{
+	struct hwpmc_target *pt;
+
+	list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
+		struct hwpmc_pmc *pm = pt->pm;
+		u64 v;
+
+		if (!(pm->flags & PMC_F_LOG_PROCCSW))
+			continue;
+		v = this_cpu_xchg(hwpmc_slice[pm->row], 0) +
+		    atomic64_xchg(&pt->offcpu, 0);
+		if (hwpmc_running(pm) || v)
+			hwpmc_log_proccsw(pm, task_tgid_nr(task),
+					  task_pid_nr(task), v);
+	}
+}
+
+/*
+ * sched_switch, after the classes have credited @prev (IRQs off,
+ * runqueue locked): PROCCSW records for @prev, a fresh slice for @next.
+ */
+void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+
+	if (!atomic_read(&hwpmc_nprocs))
+		return;
+	rcu_read_lock();
+	pp = hwpmc_proc_find(prev->signal);
+	if (pp)
+		hwpmc_proc_csw_out(pp, prev);
+	pp = hwpmc_proc_find(next->signal);
+	if (pp)
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
+			if (pt->pm->flags & PMC_F_LOG_PROCCSW)
+				this_cpu_write(hwpmc_slice[pt->pm->row], 0);
+	rcu_read_unlock();
 }
 
 /* Is @p a descendant of the thread group of @ancestor?  RCU held. */
@@ -304,11 +383,26 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 	/* Re-find under the lock: the process may have gone meanwhile. */
 	pp = hwpmc_proc_find(parent->signal);
 	if (pp) {
+		struct hwpmc_owner *logged[8];
+		unsigned int i, nlogged = 0;
+
 		list_for_each_entry(pt, &pp->targets, pp_node) {
+			struct hwpmc_owner *po = pt->pm->po;
+
 			if (!(pt->pm->flags & PMC_F_DESCENDANTS) ||
 			    READ_ONCE(pt->pm->state) == PMC_STATE_DELETED)
 				continue;
-			hwpmc_link_atomic(pt->pm, child, pt->priv);
+			if (hwpmc_link_atomic(pt->pm, child, pt->priv))
+				continue;
+			/* One PROCFORK per owner. */
+			for (i = 0; i < nlogged && logged[i] != po; i++)
+				;
+			if (i < nlogged)
+				continue;
+			if (nlogged < ARRAY_SIZE(logged))
+				logged[nlogged++] = po;
+			hwpmc_log_procfork(po, task_tgid_nr(parent),
+					   task_tgid_nr(child));
 		}
 	}
 	spin_unlock(&hwpmc_proc_lock);
@@ -334,12 +428,20 @@ void hwpmc_proc_exit(struct task_struct *task)
 	rcu_read_unlock();
 	if (!pp)
 		return;
+	/* Count what the last thread did up to here. */
+	hwpmc_soft_exit(task);
 	spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {
+		local_irq_disable();
+		hwpmc_proc_csw_out(pp, task);
+		local_irq_enable();
 		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node) {
 			struct hwpmc_pmc *pm = pt->pm;
 
+			if (pm->flags & PMC_F_LOG_PROCEXIT)
+				hwpmc_log_procexit(pm, task_tgid_nr(task),
+						   atomic64_read(&pt->value));
 			hwpmc_unlink_target(pt);
 			if (!pm->ntargets && nnotify < ARRAY_SIZE(notify))
 				notify[nnotify++] = get_pid(pm->po->pid);
@@ -357,24 +459,34 @@ void hwpmc_proc_exit(struct task_struct *task)
  * exec'ing a set-id program may no longer be watched by owners that were
  * only allowed to watch it as its debugger: their targets are detached.
  */
-void hwpmc_proc_exec(struct task_struct *task)
+void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm)
 {
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt, *tmp;
+	bool setid = task->mm && get_dumpable(task->mm) != SUID_DUMP_USER;
+	char *path;
 
-	if (!task->mm || get_dumpable(task->mm) == SUID_DUMP_USER)
-		return;
 	rcu_read_lock();
 	pp = hwpmc_proc_find(task->signal);
 	rcu_read_unlock();
 	if (!pp)
 		return;
+	path = d_path(&bprm->file->f_path, (char *)this_cpu_ptr(&hwpmc_pathbuf),
+		      PATH_MAX);
+	if (IS_ERR(path))
+		path = (char *)bprm->filename;
 	spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {
-		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node)
-			if (!pt->priv)
+		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node) {
+			if (setid && !pt->priv) {
 				hwpmc_unlink_target(pt);
+				continue;
+			}
+			hwpmc_log_procexec(pt->pm, task_tgid_nr(task),
+					   task->mm ? task->mm->start_code : 0,
+					   path);
+		}
 	}
 	spin_unlock(&hwpmc_proc_lock);
 }

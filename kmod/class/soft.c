@@ -88,7 +88,7 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n)
 	if (pp)
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
 			if (soft_is(pt->pm, event))
-				hwpmc_target_add(pt, n);
+				hwpmc_target_add(pt, task, n);
 	for (i = 0; i < SOFT_NROWS; i++) {
 		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
 
@@ -130,6 +130,18 @@ void hwpmc_soft_event(struct task_struct *task, u32 event)
 {
 	if (atomic_read(&soft_npmcs))
 		soft_credit(task, event, 1);
+}
+
+/* Process exit hook: count the exiting thread's last CPU time. */
+void hwpmc_soft_exit(struct task_struct *task)
+{
+	unsigned long flags;
+
+	if (!atomic_read(&soft_npmcs))
+		return;
+	local_irq_save(flags);
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), task);
+	local_irq_restore(flags);
 }
 
 /* IPI: bring CLOCK.PROF up to date on this CPU. */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers for tests that read hwpmc logs. */
+#ifndef HWPMC_SELFTEST_LOG_UTIL_H
+#define HWPMC_SELFTEST_LOG_UTIL_H
+
+#include "hwpmc_util.h"
+
+#include <sys/stat.h>
+
+static inline int hwpmc_configure_log(int fd, int logfd)
+{
+	struct pmc_op_configurelog c = { .pm_logfd = logfd };
+
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_CONFIGURELOG, &c);
+}
+
+static inline int hwpmc_flushlog(int fd)
+{
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_FLUSHLOG, NULL);
+}
+
+static inline int hwpmc_closelog(int fd)
+{
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_CLOSELOG, NULL);
+}
+
+/* A whole file in memory; free() it.  NULL on error. */
+static inline char *hwpmc_slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	buf = malloc(st.st_size + 8);
+	n = buf ? read(fd, buf, st.st_size) : -1;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+/*
+ * Call @fn for each record of a log image; stops early if fn returns
+ * non-zero.  Returns the number of records, or -1 if the image is not a
+ * well-formed sequence of records.
+ */
+static inline int hwpmc_for_each_record(const char *buf, size_t len,
+		int (*fn)(const struct pmclog_header *h, void *arg), void *arg)
+{
+	size_t off = 0;
+	int n = 0;
+
+	while (off < len) {
+		const struct pmclog_header *h = (const void *)(buf + off);
+
+		if (len - off < sizeof(*h) || h->pl_len < sizeof(*h) ||
+		    h->pl_len % 8 || h->pl_len > len - off ||
+		    h->pl_type < 1 || h->pl_type > PMCLOG_TYPE_MAX)
+			return -1;
+		if (fn && fn(h, arg))
+			break;
+		off += h->pl_len;
+		n++;
+	}
+	return n;
+}
+
+#endif
