@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,28 @@ static inline int hwpmc_sysctl_set(const char *path, long value)
 		err = errno;
 	close(fd);
 	return err;
+}
+
+/*
+ * In a forked child: close every inherited file but stdio and @keep (-1
+ * ends the list).  A child that keeps another child's pipe end hides that
+ * child's exit; one that keeps an open /dev/hwpmc keeps that owner alive.
+ */
+static inline void hwpmc_close_fds_except(int keep, ...)
+{
+	int fd, k, keepers[8], n = 0;
+	va_list ap;
+
+	va_start(ap, keep);
+	for (k = keep; k >= 0 && n < 8; k = va_arg(ap, int))
+		keepers[n++] = k;
+	va_end(ap);
+	for (fd = 3; fd < 1024; fd++) {
+		for (k = 0; k < n && keepers[k] != fd; k++)
+			;
+		if (k == n)
+			close(fd);
+	}
 }
 
 #endif
