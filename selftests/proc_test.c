@@ -233,11 +233,8 @@ static int puppet_loop(struct hwpmc_child *me)
 {
 	struct pcmd c;
 	__u64 r = getpid();
-	int fd;
 
-	for (fd = 3; fd < 1024; fd++)
-		if (fd != me->tx && fd != me->rx)
-			close(fd);
+	hwpmc_close_fds_except(me->tx, me->rx, -1);
 	if (hwpmc_xwrite(me->tx, &r, sizeof(r)))
 		return 1;
 	while (!hwpmc_xread(me->rx, &c, sizeof(c))) {
