@@ -20,6 +20,7 @@ struct pid;
 struct hwpmc_pmc;
 struct hwpmc_owner;
 struct linux_binprm;
+struct pt_regs;
 
 /* Module parameters (read-only tunables), validated at load. */
 extern int hwpmc_callchaindepth;
@@ -120,6 +121,7 @@ struct hwpmc_owner {
 	unsigned int npmcs;
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
+	atomic64_t ring_drops;		/* samples lost to full rings */
 };
 
 /* pm->pflags */
@@ -139,6 +141,8 @@ struct hwpmc_pmc {
 	int state;			/* hooks: READ_ONCE() */
 	unsigned int pflags;
 	atomic64_t value;		/* hooks: the count */
+	atomic64_t remaining;		/* sampling: events to the next sample */
+	struct list_head cls_node;	/* for the class's own lists */
 	struct list_head targets;	/* hwpmc_target.pm_node */
 	unsigned int ntargets;		/* under hwpmc_proc_lock */
 	struct rcu_head rcu;
@@ -235,7 +239,7 @@ void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 			unsigned long *flags);
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags);
 void hwpmc_log_count_drop(struct hwpmc_log *log);
-void hwpmc_log_dropnotify(struct hwpmc_log *log);
+void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log);
 u32 hwpmc_log_strlen(size_t fixed, size_t slen);
 void hwpmc_log_pmcallocate(struct hwpmc_pmc *pm);
 void hwpmc_log_pmcattach(struct hwpmc_pmc *pm, pid_t pid, const char *path);
@@ -256,7 +260,11 @@ void hwpmc_log_existing_pmcs(struct hwpmc_owner *po);
 void hwpmc_stop_log_pmcs(struct hwpmc_owner *po);
 
 /* hwpmc_sample.c: per-CPU sample rings. */
+int hwpmc_samples_init(void);
+void hwpmc_samples_fini(void);
 void hwpmc_samples_drain(void);
+void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
+		       struct pt_regs *regs);
 
 /* hwpmc_hooks.c: kernel tracepoints. */
 int hwpmc_hooks_init(void);
@@ -273,7 +281,8 @@ void hwpmc_hook_put(enum hwpmc_hook h);
 
 /* class/soft.c: called from the hooks. */
 void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next);
-void hwpmc_soft_event(struct task_struct *task, u32 event);
+void hwpmc_soft_event(struct task_struct *task, u32 event,
+		      struct pt_regs *regs);
 void hwpmc_soft_exit(struct task_struct *task);
 
 /* hwpmc_priv.c: privilege decisions. */

@@ -47,22 +47,23 @@ static void hwpmc_probe_exec(void *data, struct task_struct *task,
 
 static void hwpmc_probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	hwpmc_soft_event(current, PMC_SOFT_SYSCALL_ENTER);
+	hwpmc_soft_event(current, PMC_SOFT_SYSCALL_ENTER, regs);
 }
 
 static void hwpmc_probe_page_fault(void *data, unsigned long address,
 				   struct pt_regs *regs,
 				   unsigned long error_code)
 {
-	hwpmc_soft_event(current, PMC_SOFT_PAGE_FAULT_ALL);
+	hwpmc_soft_event(current, PMC_SOFT_PAGE_FAULT_ALL, regs);
 	hwpmc_soft_event(current, (error_code & X86_PF_WRITE) ?
-			 PMC_SOFT_PAGE_FAULT_WRITE : PMC_SOFT_PAGE_FAULT_READ);
+			 PMC_SOFT_PAGE_FAULT_WRITE : PMC_SOFT_PAGE_FAULT_READ,
+			 regs);
 }
 
 static void hwpmc_probe_migrate(void *data, struct task_struct *task,
 				int dest_cpu)
 {
-	hwpmc_soft_event(task, PMC_SOFT_SCHED_MIGRATE);
+	hwpmc_soft_event(task, PMC_SOFT_SCHED_MIGRATE, NULL);
 }
 
 struct hwpmc_tp {

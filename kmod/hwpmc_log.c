@@ -197,14 +197,19 @@ void hwpmc_log_count_drop(struct hwpmc_log *log)
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 }
 
-/* Write a DROPNOTIFY if anything was dropped since the last one. */
-void hwpmc_log_dropnotify(struct hwpmc_log *log)
+/*
+ * Write a DROPNOTIFY if anything was dropped since the last one: samples
+ * that found a full ring (counted in the owner) and records that found no
+ * buffer (counted in the log).
+ */
+void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 {
 	struct pmclog_dropnotify *r;
 	unsigned long flags;
-	u64 s, n;
+	u64 s, n, ring = atomic64_xchg(&po->ring_drops, 0);
 
 	raw_spin_lock_irqsave(&log->lock, flags);
+	log->drop_samples += ring;
 	s = log->drop_samples;
 	n = log->drop_records;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
@@ -473,7 +478,7 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 	/* Samplers that still see those PMCs running finish first. */
 	synchronize_rcu();
 	hwpmc_samples_drain();
-	hwpmc_log_dropnotify(log);
+	hwpmc_log_dropnotify(po, log);
 	if (closelog) {
 		r = hwpmc_log_reserve(log, PMCLOG_TYPE_CLOSELOG, sizeof(*r),
 				      &flags);
@@ -537,7 +542,7 @@ int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused)
 	log = hwpmc_owner_log(po);
 	if (log) {
 		hwpmc_samples_drain();
-		hwpmc_log_dropnotify(log);
+		hwpmc_log_dropnotify(po, log);
 		if (hwpmc_log_drain(log, MAX_SCHEDULE_TIMEOUT))
 			err = READ_ONCE(log->error);
 		else

@@ -216,9 +216,12 @@ static int __init hwpmc_init(void)
 	err = hwpmc_proc_init();
 	if (err)
 		goto out_rows;
-	err = hwpmc_hooks_init();
+	err = hwpmc_samples_init();
 	if (err)
 		goto out_proc;
+	err = hwpmc_hooks_init();
+	if (err)
+		goto out_samples;
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "hwpmc:online",
 				hwpmc_cpu_online, hwpmc_cpu_offline);
 	if (err < 0)
@@ -245,6 +248,8 @@ out_cpuhp:
 	cpuhp_remove_state(hwpmc_cpuhp_state);
 out_hooks:
 	hwpmc_hooks_fini();
+out_samples:
+	hwpmc_samples_fini();
 out_proc:
 	hwpmc_proc_fini();
 out_rows:
@@ -264,7 +269,8 @@ static void __exit hwpmc_exit(void)
 	unregister_sysctl_table(hwpmc_sysctl_header);
 	cpuhp_remove_state(hwpmc_cpuhp_state);
 	hwpmc_hooks_fini();
-	/* Processes and PMCs freed through RCU must be gone. */
+	hwpmc_samples_fini();
+	/* Processes, PMCs and logs freed through RCU must be gone. */
 	rcu_barrier();
 	hwpmc_proc_fini();
 	hwpmc_rows_fini();

@@ -262,6 +262,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	pm->config1 = a->pm_config1;
 	pm->state = PMC_STATE_ALLOCATED;
 	INIT_LIST_HEAD(&pm->targets);
+	INIT_LIST_HEAD(&pm->cls_node);
 	if (hwpmc_is_sampling(pm))
 		pm->reload = a->pm_count;
 	else
@@ -326,6 +327,11 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	if (!hwpmc_is_system(pm))
 		hwpmc_detach_all(pm);
 	pm->cls->ops->release(pm);
+	if (hwpmc_is_sampling(pm)) {
+		/* Samples taken until now go to the log before pm goes. */
+		synchronize_rcu();
+		hwpmc_samples_drain();
+	}
 	hwpmc_row_unclaim(pm);
 	idr_remove(&po->pmcs, pm->id);
 	po->npmcs--;

@@ -1,10 +1,281 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwpmc: per-CPU sample rings (filled in interrupt/NMI context without
- * locks, drained outside it into the owners' logs).
+ * hwpmc: per-CPU sample rings.  A sample is taken in interrupt or NMI
+ * context (or a tracepoint) on the CPU that saw the event and goes into
+ * that CPU's ring without a lock; a worker drains the rings into the
+ * owners' logs as CALLCHAIN records.  A sample that finds its ring full is
+ * dropped and counted, globally (GETDRIVERSTATS) and for its owner (a
+ * DROPNOTIFY record), so taken = logged + dropped always holds.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/percpu.h>
+#include <linux/vmalloc.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <linux/ptrace.h>
+#include <asm/unwind.h>
+#include <asm/local.h>
+
 #include "hwpmc.h"
 
+struct hwpmc_sample {
+	struct hwpmc_pmc *pm;
+	u32 pid, tid, cpu, flags, nkernel, npc;
+	u64 time;
+	int ready;			/* written last by the producer */
+	u64 pc[];			/* callchaindepth entries */
+};
+
+struct hwpmc_ring {
+	local_t head;			/* slots reserved (this CPU only) */
+	unsigned long tail;		/* slots drained (the drainer only) */
+	char *slots;
+	struct irq_work kick;
+};
+
+static DEFINE_PER_CPU(struct hwpmc_ring, hwpmc_rings);
+static size_t hwpmc_slot_size;
+static DEFINE_MUTEX(hwpmc_drain_lock);	/* see hwpmc_main.c */
+static void hwpmc_drain_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(hwpmc_drain_work, hwpmc_drain_fn);
+
+static struct hwpmc_sample *hwpmc_slot(struct hwpmc_ring *r, unsigned long i)
+{
+	return (struct hwpmc_sample *)(r->slots +
+				       (i % hwpmc_nsamples) * hwpmc_slot_size);
+}
+
+/* irq_work, in hard interrupt context: schedule the drainer soon. */
+static void hwpmc_ring_kick(struct irq_work *w)
+{
+	mod_delayed_work(system_unbound_wq, &hwpmc_drain_work, 0);
+}
+
+/*
+ * The callchain of the interrupted context: kernel frames (ORC unwinder)
+ * when kernel mode was interrupted, then user frames by frame pointers,
+ * read without faulting.  Runs in NMI context: no locks, no allocation.
+ */
+static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
+			    bool chain)
+{
+	unsigned int max = hwpmc_callchaindepth, n = 0;
+	struct pt_regs *uregs = NULL;
+	struct unwind_state state;
+	unsigned long fp;
+
+	if (regs && !user_mode(regs)) {
+		s->pc[n++] = instruction_pointer(regs);
+		if (chain) {
+			for (unwind_start(&state, current, regs, NULL);
+			     !unwind_done(&state) && n < max;
+			     unwind_next_frame(&state)) {
+				unsigned long addr =
+					unwind_get_return_address(&state);
+
+				if (!addr)
+					break;
+				if (n == 1 && addr == s->pc[0])
+					continue;
+				s->pc[n++] = addr;
+			}
+		}
+		s->nkernel = n;
+		if (current->mm && !(current->flags & PF_KTHREAD))
+			uregs = task_pt_regs(current);
+	} else {
+		uregs = regs;
+		s->flags |= PMCLOG_CC_F_USER;
+	}
+	if (uregs && n < max) {
+		s->pc[n++] = instruction_pointer(uregs);
+		fp = uregs->bp;
+		while (chain && n < max) {
+			struct { unsigned long next, ret; } frame;
+
+			if (!fp || (fp & (sizeof(long) - 1)) ||
+			    fp >= TASK_SIZE_MAX - sizeof(frame))
+				break;
+			if (copy_from_user_nofault(&frame, (void __user *)fp,
+						   sizeof(frame)))
+				break;
+			if (!frame.ret)
+				break;
+			s->pc[n++] = frame.ret;
+			if (frame.next <= fp)
+				break;
+			fp = frame.next;
+		}
+		if (chain && n == max)
+			s->flags |= PMCLOG_CC_F_TRUNCATED;
+	}
+	s->npc = n;
+}
+
+/*
+ * Take a sample of @task for @pm with the interrupted registers @regs
+ * (NULL: only @task's user-mode state, if it is current).  Callable in
+ * NMI context: takes no lock and allocates nothing.
+ */
+void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
+		       struct pt_regs *regs)
+{
+	struct hwpmc_ring *r = this_cpu_ptr(&hwpmc_rings);
+	struct hwpmc_sample *s;
+	unsigned long h, used;
+
+	atomic64_inc(&hwpmc_stats.samples_taken);
+	do {
+		h = local_read(&r->head);
+		used = h - READ_ONCE(r->tail);
+		if (used >= hwpmc_nsamples) {
+			atomic64_inc(&hwpmc_stats.intr_bufferfull);
+			atomic64_inc(&hwpmc_stats.samples_dropped);
+			atomic64_inc(&pm->po->ring_drops);
+			irq_work_queue(&r->kick);
+			return;
+		}
+	} while (local_cmpxchg(&r->head, h, h + 1) != h);
+
+	s = hwpmc_slot(r, h);
+	s->pm = pm;
+	s->pid = task_tgid_nr(task);
+	s->tid = task_pid_nr(task);
+	s->cpu = raw_smp_processor_id();
+	s->flags = 0;
+	s->nkernel = 0;
+	s->npc = 0;
+	s->time = ktime_get_mono_fast_ns();
+	if (task == current) {
+		if (!regs && current->mm && !(current->flags & PF_KTHREAD))
+			regs = task_pt_regs(current);
+		hwpmc_callchain(s, regs, pm->flags & PMC_F_CALLCHAIN);
+	} else if (task->mm && !(task->flags & PF_KTHREAD)) {
+		/* Another task (a migration): its user PC, no chain. */
+		s->pc[0] = instruction_pointer(task_pt_regs(task));
+		s->npc = 1;
+		s->flags = PMCLOG_CC_F_USER;
+	}
+	/* The slot is complete before the drainer may see it. */
+	smp_wmb();
+	WRITE_ONCE(s->ready, 1);
+	if (used + 1 >= hwpmc_nsamples / 2)
+		irq_work_queue(&r->kick);
+	else if (!delayed_work_pending(&hwpmc_drain_work))
+		irq_work_queue(&r->kick);
+}
+
+static void hwpmc_sample_log(struct hwpmc_sample *s)
+{
+	struct pmclog_callchain *cc;
+	struct hwpmc_log *log;
+	unsigned long flags;
+	u32 len = sizeof(*cc) + s->npc * sizeof(u64);
+
+	rcu_read_lock();
+	log = rcu_dereference(s->pm->po->log);
+	if (!log) {
+		/* The log went away with the sample in flight. */
+		atomic64_inc(&hwpmc_stats.samples_dropped);
+		rcu_read_unlock();
+		return;
+	}
+	cc = hwpmc_log_reserve(log, PMCLOG_TYPE_CALLCHAIN, len, &flags);
+	if (cc) {
+		cc->pl_hdr.pl_time = s->time;
+		cc->pl_pid = s->pid;
+		cc->pl_tid = s->tid;
+		cc->pl_pmcid = s->pm->id;
+		cc->pl_cpu = s->cpu;
+		cc->pl_flags = s->flags;
+		cc->pl_nkernel = s->nkernel;
+		cc->pl_npc = s->npc;
+		memcpy(cc->pl_pc, s->pc, s->npc * sizeof(u64));
+		hwpmc_log_commit(log, flags);
+	} else {
+		atomic64_inc(&hwpmc_stats.samples_dropped);
+	}
+	if (atomic64_read(&s->pm->po->ring_drops))
+		hwpmc_log_dropnotify(s->pm->po, log);
+	rcu_read_unlock();
+}
+
+/*
+ * Drain every CPU's ring into the logs.  Process context.  The PMCs named
+ * by ready slots are valid: a PMC is only freed after a grace period and a
+ * drain (hwpmc_pmc.c).
+ */
 void hwpmc_samples_drain(void)
 {
+	unsigned int cpu;
+
+	mutex_lock(&hwpmc_drain_lock);
+	atomic64_inc(&hwpmc_stats.log_sweeps);
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+
+		for (;;) {
+			struct hwpmc_sample *s = hwpmc_slot(r, r->tail);
+
+			if (!READ_ONCE(s->ready))
+				break;
+			/* Read the slot only after seeing it ready. */
+			smp_rmb();
+			hwpmc_sample_log(s);
+			WRITE_ONCE(s->ready, 0);
+			/* The slot is free only after it was read. */
+			smp_store_release(&r->tail, r->tail + 1);
+		}
+	}
+	mutex_unlock(&hwpmc_drain_lock);
+}
+
+static void hwpmc_drain_fn(struct work_struct *w)
+{
+	hwpmc_samples_drain();
+}
+
+int hwpmc_samples_init(void)
+{
+	unsigned int cpu;
+
+	hwpmc_slot_size = ALIGN(sizeof(struct hwpmc_sample) +
+				hwpmc_callchaindepth * sizeof(u64), 64);
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+
+		r->slots = vzalloc(hwpmc_slot_size * hwpmc_nsamples);
+		if (!r->slots) {
+			hwpmc_samples_fini();
+			return -ENOMEM;
+		}
+		local_set(&r->head, 0);
+		r->tail = 0;
+		init_irq_work(&r->kick, hwpmc_ring_kick);
+	}
+	return 0;
+}
+
+/* No PMC is left: the rings are empty and nothing kicks them. */
+void hwpmc_samples_fini(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+
+		if (r->slots)
+			irq_work_sync(&r->kick);
+	}
+	cancel_delayed_work_sync(&hwpmc_drain_work);
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+
+		vfree(r->slots);
+		r->slots = NULL;
+	}
 }

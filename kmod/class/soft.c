@@ -4,8 +4,10 @@
  * that hwpmc counts (and samples) on machines without a PMU:
  *
  *   CLOCK.HARD        scheduler ticks: a per-CPU timer at HZ
- *   CLOCK.PROF        CPU time in nanoseconds, from the scheduler's own
- *                     accounting (se.sum_exec_runtime)
+ *   CLOCK.PROF        CPU time in nanoseconds: local_clock() between a
+ *                     task's switch-in and switch-out; sampling PMCs run a
+ *                     per-CPU timer at their period, so any rate from
+ *                     1 Hz to tens of kHz works
  *   PAGE_FAULT.*      the x86 page-fault tracepoints
  *   SCHED.SWITCH      sched_switch: one per switch away from a task
  *   SCHED.MIGRATE     sched_migrate_task
@@ -18,6 +20,8 @@
 #include <linux/smp.h>
 #include <linux/cpu.h>
 #include <linux/tick.h>
+#include <linux/sched/clock.h>
+#include <asm/irq_regs.h>
 
 #include "../hwpmc.h"
 
@@ -49,16 +53,20 @@ static const int soft_event_hook[PMC_SOFT_NEVENTS] = {
 /* Per CPU: the system-scope SOFT PMCs, one slot per row. */
 struct soft_cpu {
 	struct hwpmc_pmc __rcu *sys[SOFT_NROWS];
-	/* CLOCK.PROF: the task on this CPU and its runtime when we looked */
+	/* CLOCK.PROF: the task on this CPU and when we last looked */
 	struct task_struct *prof_task;
 	u64 prof_base;
 	struct hrtimer tick;		/* CLOCK.HARD */
 	bool tick_on;
+	struct hrtimer prof;		/* CLOCK.PROF sampling */
+	bool prof_on;
 };
 
 static DEFINE_PER_CPU(struct soft_cpu, soft_cpu);
 static atomic_t soft_npmcs;		/* allocated SOFT PMCs */
 static unsigned int soft_nhard;		/* running CLOCK.HARD PMCs, hwpmc_sx */
+static LIST_HEAD(soft_prof_samplers);	/* running CLOCK.PROF sampling PMCs */
+static u64 soft_prof_period;		/* their shortest period, ns */
 
 static unsigned int soft_probe(void)
 {
@@ -72,11 +80,34 @@ static bool soft_is(const struct hwpmc_pmc *pm, u32 event)
 }
 
 /*
- * Credit @n events of @event to @task's process-scope PMCs and to the
- * system-scope PMCs of this CPU.  Called from tracepoints and timers (any
- * context but NMI); takes no lock.
+ * A sampling PMC saw @n events: one sample per period that elapsed (a
+ * late timer owes several), taken with the interrupted registers @regs.  Where no sample
+ * can be taken (@regs is NULL: inside the scheduler), the period stays
+ * elapsed and the next event that can takes it.  No locks.
  */
-static void soft_credit(struct task_struct *task, u32 event, u64 n)
+static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
+			u64 n, struct pt_regs *regs, bool can_sample)
+{
+	s64 left = atomic64_sub_return(n, &pm->remaining);
+	unsigned int k;
+
+	if (left > 0 || !can_sample)
+		return;
+	for (k = 0; left <= 0 && k < 256; k++) {
+		hwpmc_sample_take(pm, task, regs);
+		left = atomic64_add_return(pm->reload, &pm->remaining);
+	}
+	if (left <= 0)		/* far behind: start a fresh period */
+		atomic64_set(&pm->remaining, pm->reload);
+}
+
+/*
+ * Credit @n events of @event to @task's process-scope PMCs and to the
+ * system-scope PMCs of this CPU; sampling PMCs take their samples.
+ * Called from tracepoints and timers (any context but NMI); no locks.
+ */
+static void soft_credit(struct task_struct *task, u32 event, u64 n,
+			struct pt_regs *regs, bool can_sample)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	struct hwpmc_process *pp;
@@ -85,26 +116,39 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n)
 
 	rcu_read_lock();
 	pp = hwpmc_proc_find(task->signal);
-	if (pp)
-		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
-			if (soft_is(pt->pm, event))
-				hwpmc_target_add(pt, task, n);
+	if (pp) {
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
+			if (!soft_is(pt->pm, event))
+				continue;
+			hwpmc_target_add(pt, task, n);
+			if (hwpmc_is_sampling(pt->pm))
+				soft_sample(pt->pm, task, n, regs, can_sample);
+		}
+	}
 	for (i = 0; i < SOFT_NROWS; i++) {
 		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
 
-		if (pm && soft_is(pm, event))
-			atomic64_add(n, &pm->value);
+		if (!pm || !soft_is(pm, event))
+			continue;
+		atomic64_add(n, &pm->value);
+		if (hwpmc_is_sampling(pm))
+			soft_sample(pm, task, n, regs, can_sample);
 	}
 	rcu_read_unlock();
 }
 
-/* Fold the CPU time @task used since we last looked.  IRQs off. */
-static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task)
+/*
+ * Fold the CPU time @task (current) used since we last looked.  IRQs off.
+ * @regs: the interrupted registers when called from the sampling timer.
+ */
+static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
+			   struct pt_regs *regs)
 {
-	u64 now = READ_ONCE(task->se.sum_exec_runtime);
+	u64 now = local_clock();
 
 	if (sc->prof_task == task && now > sc->prof_base && !is_idle_task(task))
-		soft_credit(task, PMC_SOFT_CLOCK_PROF, now - sc->prof_base);
+		soft_credit(task, PMC_SOFT_CLOCK_PROF, now - sc->prof_base,
+			    regs, !!regs);
 	sc->prof_task = task;
 	sc->prof_base = now;
 }
@@ -115,21 +159,23 @@ void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
 	if (atomic_read(&soft_npmcs)) {
-		soft_prof_fold(sc, prev);
-		soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1);
+		soft_prof_fold(sc, prev, NULL);
+		/* prev is current: its user state can be sampled. */
+		soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1, NULL, true);
 	}
 	sc->prof_task = next;
-	sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
+	sc->prof_base = local_clock();
 }
 
 /*
  * Page faults, syscalls, migrations: one event of @task, counted by the
  * system-scope PMCs of the CPU that saw it.
  */
-void hwpmc_soft_event(struct task_struct *task, u32 event)
+void hwpmc_soft_event(struct task_struct *task, u32 event,
+		      struct pt_regs *regs)
 {
 	if (atomic_read(&soft_npmcs))
-		soft_credit(task, event, 1);
+		soft_credit(task, event, 1, regs, true);
 }
 
 /* Process exit hook: count the exiting thread's last CPU time. */
@@ -140,14 +186,14 @@ void hwpmc_soft_exit(struct task_struct *task)
 	if (!atomic_read(&soft_npmcs))
 		return;
 	local_irq_save(flags);
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), task);
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), task, NULL);
 	local_irq_restore(flags);
 }
 
 /* IPI: bring CLOCK.PROF up to date on this CPU. */
 static void soft_prof_fold_ipi(void *unused)
 {
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), current);
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, NULL);
 }
 
 static void soft_prof_sync(void)
@@ -158,9 +204,69 @@ static void soft_prof_sync(void)
 /* CLOCK.HARD: a pinned per-CPU timer at the scheduler tick rate. */
 static enum hrtimer_restart soft_tick_fn(struct hrtimer *t)
 {
-	soft_credit(current, PMC_SOFT_CLOCK_HARD, 1);
+	soft_credit(current, PMC_SOFT_CLOCK_HARD, 1, get_irq_regs(), true);
 	hrtimer_forward_now(t, ns_to_ktime(TICK_NSEC));
 	return HRTIMER_RESTART;
+}
+
+/* CLOCK.PROF sampling: a pinned per-CPU timer at the shortest period. */
+static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
+{
+	u64 period = READ_ONCE(soft_prof_period);
+
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, get_irq_regs());
+	if (!period)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(period));
+	return HRTIMER_RESTART;
+}
+
+static void soft_prof_start_ipi(void *unused)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	sc->prof_on = true;
+	hrtimer_start(&sc->prof, ns_to_ktime(soft_prof_period),
+		      HRTIMER_MODE_REL_PINNED);
+}
+
+static void soft_prof_stop_cpu(unsigned int cpu)
+{
+	struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
+
+	if (!sc->prof_on)
+		return;
+	hrtimer_cancel(&sc->prof);
+	sc->prof_on = false;
+}
+
+/* A CLOCK.PROF sampling PMC starts (@pm) or stops (@pm NULL: @old). */
+static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
+				      struct hwpmc_pmc *old)
+{
+	struct hwpmc_pmc *p;
+	unsigned int cpu;
+	u64 period = 0;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (pm)
+		list_add(&pm->cls_node, &soft_prof_samplers);
+	if (old)
+		list_del_init(&old->cls_node);
+	list_for_each_entry(p, &soft_prof_samplers, cls_node)
+		if (!period || p->reload < period)
+			period = p->reload;
+	/* Faster than 100 kHz is no use and would swamp the CPU. */
+	period = period ? max_t(u64, period, 10 * NSEC_PER_USEC) : 0;
+	cpus_read_lock();
+	if (period != soft_prof_period) {
+		WRITE_ONCE(soft_prof_period, period);
+		for_each_online_cpu(cpu)
+			soft_prof_stop_cpu(cpu);
+		if (period)
+			on_each_cpu(soft_prof_start_ipi, NULL, 1);
+	}
+	cpus_read_unlock();
 }
 
 static void soft_tick_start_ipi(void *unused)
@@ -235,8 +341,11 @@ static void soft_release(struct hwpmc_pmc *pm)
  */
 static void soft_start(struct hwpmc_pmc *pm)
 {
+	atomic64_set(&pm->remaining, pm->reload);
 	if (pm->event == PMC_SOFT_CLOCK_PROF)
 		soft_prof_sync();
+	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
+		soft_prof_samplers_update(pm, NULL);
 	if (pm->event == PMC_SOFT_CLOCK_HARD)
 		soft_ticks_update(1);
 }
@@ -245,6 +354,8 @@ static void soft_stop(struct hwpmc_pmc *pm)
 {
 	if (pm->event == PMC_SOFT_CLOCK_PROF)
 		soft_prof_sync();
+	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
+		soft_prof_samplers_update(NULL, pm);
 	if (pm->event == PMC_SOFT_CLOCK_HARD)
 		soft_ticks_update(-1);
 }
@@ -268,11 +379,14 @@ static void soft_cpu_online(unsigned int cpu)
 	sc->prof_task = NULL;
 	if (soft_nhard)
 		soft_tick_start_ipi(NULL);
+	if (soft_prof_period)
+		soft_prof_start_ipi(NULL);
 }
 
 static void soft_cpu_offline(unsigned int cpu)
 {
 	soft_tick_stop_cpu(cpu);
+	soft_prof_stop_cpu(cpu);
 }
 
 static const char *soft_event_name(u32 code)
@@ -291,6 +405,9 @@ static unsigned int soft_probe_init(void)
 		hrtimer_init(&sc->tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED);
 		sc->tick.function = soft_tick_fn;
+		hrtimer_init(&sc->prof, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED);
+		sc->prof.function = soft_prof_fn;
 	}
 	return soft_probe();
 }

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampling with the SOFT class: CLOCK.PROF at rates from 1 Hz to 10 kHz,
+ * samples with the right PMC and process, user PCs in the hot function,
+ * user callchains through frame pointers, kernel callchains, and nothing
+ * lost silently under overload (taken = logged + dropped).
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "hwpmc_log_util.h"
+
+#include <sched.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define LOGPATH "/tmp/hwpmc-sample-test.log"
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile unsigned long sink;
+
+/* The hot path: outer -> middle -> hot, never inlined. */
+__attribute__((noinline)) void hot(double secs)
+{
+	double t0 = cpu_now();
+	unsigned long i = 0;
+
+	while (cpu_now() - t0 < secs)
+		for (i = 0; i < 20000; i++)
+			sink += i;
+}
+
+__attribute__((noinline)) void middle(double secs)
+{
+	hot(secs);
+	sink++;
+}
+
+__attribute__((noinline)) void outer(double secs)
+{
+	middle(secs);
+	sink++;
+}
+
+/* A child that waits for "go", runs outer(secs) (or @fn), exits. */
+static pid_t spawn(int *go, double secs, void (*fn)(double))
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		char c;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		fn(secs);
+		_exit(0);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+struct samples {
+	__u32 pmcid;
+	pid_t pid;
+	int n, wrong_pid, user, in_hot, chain_ok, kernel;
+	__u64 dropped;
+	int ncc_all;
+};
+
+/* Does @pc lie in the first 2 KB of function @fn? */
+static int in_fn(__u64 pc, void *fn)
+{
+	return pc >= (__u64)(uintptr_t)fn && pc < (__u64)(uintptr_t)fn + 2048;
+}
+
+static int count_fn(const struct pmclog_header *h, void *arg)
+{
+	struct samples *s = arg;
+	const struct pmclog_callchain *cc = (const void *)h;
+	unsigned int i, u;
+
+	if (h->pl_type == PMCLOG_TYPE_DROPNOTIFY) {
+		s->dropped += ((const struct pmclog_dropnotify *)h)->pl_samples;
+		return 0;
+	}
+	if (h->pl_type != PMCLOG_TYPE_CALLCHAIN)
+		return 0;
+	s->ncc_all++;
+	if (cc->pl_pmcid != s->pmcid)
+		return 0;
+	s->n++;
+	if (s->pid && cc->pl_pid != (__u32)s->pid)
+		s->wrong_pid++;
+	if (cc->pl_flags & PMCLOG_CC_F_USER)
+		s->user++;
+	if (cc->pl_nkernel)
+		s->kernel++;
+	u = cc->pl_nkernel;	/* first user PC */
+	if (u < cc->pl_npc && in_fn(cc->pl_pc[u], (void *)hot)) {
+		s->in_hot++;
+		/* hot's caller is middle, middle's caller is outer. */
+		for (i = u + 1; i + 1 < cc->pl_npc; i++)
+			if (in_fn(cc->pl_pc[i], (void *)middle) &&
+			    in_fn(cc->pl_pc[i + 1], (void *)outer))
+				s->chain_ok++;
+	}
+	return 0;
+}
+
+static int read_samples(struct samples *s)
+{
+	size_t len;
+	char *buf = hwpmc_slurp(LOGPATH, &len);
+	int n;
+
+	if (!buf)
+		return -1;
+	n = hwpmc_for_each_record(buf, len, count_fn, s);
+	free(buf);
+	return n;
+}
+
+FIXTURE(smp) {
+	int fd, logfd;
+};
+
+FIXTURE_SETUP(smp)
+{
+	self->fd = hwpmc_open();
+	ASSERT_LE(0, self->fd);
+	self->logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, self->logfd);
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
+}
+
+FIXTURE_TEARDOWN(smp)
+{
+	close(self->fd);
+	close(self->logfd);
+	unlink(LOGPATH);
+}
+
+/* Sample a busy child at @hz for @secs of CPU; check count and places. */
+static void prof_rate(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(smp) *self, double hz, double secs,
+		      __u32 flags)
+{
+	struct samples s = { 0 };
+	__u64 cpu_ns = 0;
+	__u32 id, cnt;
+	double expect;
+	int go, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, hwpmc_alloc(self->fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF,
+				 PMC_MODE_TS, flags, PMC_CPU_ANY,
+				 (__u64)(1e9 / hz), &id));
+	/* A counting twin measures the CPU time the samples cover. */
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_CLOCK_PROF, 0, &cnt));
+	pid = spawn(&go, secs, outer);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, pid));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, cnt, pid));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	ASSERT_EQ(0, hwpmc_start(self->fd, cnt));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(0, hwpmc_read(self->fd, cnt, &cpu_ns));
+	ASSERT_EQ(0, hwpmc_flushlog(self->fd));
+	s.pmcid = id;
+	s.pid = pid;
+	ASSERT_LT(0, read_samples(&s));
+	expect = cpu_ns / 1e9 * hz;
+	TH_LOG("%.0f Hz over %.3f s CPU: %d samples (expected %.1f), %d in hot(), %d with outer>middle>hot",
+	       hz, cpu_ns / 1e9, s.n, expect, s.in_hot, s.chain_ok);
+	EXPECT_GE(s.n, (int)(expect * 0.7) - 1);
+	EXPECT_LE(s.n, (int)(expect * 1.3) + 1);
+	EXPECT_EQ(0, s.wrong_pid);
+	/*
+	 * A busy loop in user mode: most samples are in hot().  At 10 kHz
+	 * an emulated CPU spends much of its time in the timer interrupt.
+	 */
+	EXPECT_GE(s.in_hot, hz > 5000 ? s.n / 2 : s.n * 7 / 10);
+	if (flags & PMC_F_CALLCHAIN)
+		EXPECT_GE(s.chain_ok, s.in_hot * 9 / 10);
+	EXPECT_EQ(0, s.dropped);
+	close(go);
+}
+
+TEST_F(smp, clock_prof_1hz)
+{
+	prof_rate(_metadata, self, 1, 3.2, 0);
+}
+
+TEST_F(smp, clock_prof_100hz)
+{
+	prof_rate(_metadata, self, 100, 0.5, 0);
+}
+
+TEST_F(smp, clock_prof_1khz_callchain)
+{
+	prof_rate(_metadata, self, 1000, 0.5, PMC_F_CALLCHAIN);
+}
+
+TEST_F(smp, clock_prof_10khz)
+{
+	prof_rate(_metadata, self, 10000, 0.3, PMC_F_CALLCHAIN);
+}
+
+/* Every Nth system call is a sample, with the PC of the call site. */
+TEST_F(smp, every_n_syscalls)
+{
+	struct samples s = { 0 };
+	__u32 id;
+	int i, n = 5000, every = 100;
+
+	ASSERT_EQ(0, hwpmc_alloc(self->fd, PMC_CLASS_SOFT,
+				 PMC_SOFT_SYSCALL_ENTER, PMC_MODE_TS, 0,
+				 PMC_CPU_ANY, every, &id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, 0));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
+	ASSERT_EQ(0, hwpmc_flushlog(self->fd));
+	s.pmcid = id;
+	s.pid = getpid();
+	ASSERT_LT(0, read_samples(&s));
+	TH_LOG("%d samples of %d syscalls every %d", s.n, n, every);
+	EXPECT_GE(s.n, n / every);
+	EXPECT_LE(s.n, n / every + 5);
+	EXPECT_EQ(s.n, s.user);		/* sys_enter: user registers */
+	EXPECT_EQ(0, s.wrong_pid);
+}
+
+static void kernel_busy(double secs)
+{
+	double t0 = cpu_now();
+	char buf[65536];
+	int fd = open("/dev/zero", O_RDONLY);
+
+	while (cpu_now() - t0 < secs)
+		if (read(fd, buf, sizeof(buf)) < 0)
+			break;
+	close(fd);
+}
+
+/* System-wide CLOCK.PROF while a CPU runs kernel code: kernel chains. */
+TEST_F(smp, system_sampling_kernel_callchains)
+{
+	struct samples s = { 0 };
+	cpu_set_t set;
+	__u32 id;
+	int go, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, hwpmc_alloc(self->fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF,
+				 PMC_MODE_SS, PMC_F_CALLCHAIN, 0, 1000000, &id));
+	pid = spawn(&go, 0.4, kernel_busy);
+	ASSERT_LT(0, pid);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(pid, sizeof(set), &set));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
+	ASSERT_EQ(0, hwpmc_flushlog(self->fd));
+	s.pmcid = id;
+	ASSERT_LT(0, read_samples(&s));
+	TH_LOG("%d samples on CPU 0, %d with kernel frames", s.n, s.kernel);
+	EXPECT_GE(s.n, 100);
+	/* read(/dev/zero) spends most of its time clearing user memory. */
+	EXPECT_GE(s.kernel, s.n / 4);
+	close(go);
+}
+
+/* Overload a tiny ring on purpose: every sample is logged or counted. */
+TEST(overload_taken_is_logged_plus_dropped)
+{
+	struct pmc_op_getdriverstats a, b;
+	struct samples s = { 0 };
+	int fd, logfd, i;
+	__u32 id;
+
+	fd = hwpmc_open();
+	ASSERT_LE(0, fd);
+	logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, logfd);
+	ASSERT_EQ(0, hwpmc_configure_log(fd, logfd));
+	ASSERT_EQ(0, hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_SYSCALL_ENTER,
+				 PMC_MODE_TS, PMC_F_CALLCHAIN, PMC_CPU_ANY, 1,
+				 &id));
+	ASSERT_EQ(0, hwpmc_attach(fd, id, 0));
+	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &a));
+	ASSERT_EQ(0, hwpmc_start(fd, id));
+	for (i = 0; i < 200000; i++)
+		syscall(SYS_getppid);
+	ASSERT_EQ(0, hwpmc_stop(fd, id));
+	ASSERT_EQ(0, hwpmc_closelog(fd));
+	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &b));
+	s.pmcid = id;
+	s.pid = getpid();
+	ASSERT_LT(0, read_samples(&s));
+	TH_LOG("taken %llu, logged %d, dropped %llu (DROPNOTIFY), dropped %llu (stats)",
+	       (unsigned long long)(b.pm_samples_taken - a.pm_samples_taken),
+	       s.ncc_all, (unsigned long long)s.dropped,
+	       (unsigned long long)(b.pm_samples_dropped - a.pm_samples_dropped));
+	EXPECT_EQ(b.pm_samples_taken - a.pm_samples_taken,
+		  (__u64)s.ncc_all + s.dropped);
+	EXPECT_EQ(b.pm_samples_dropped - a.pm_samples_dropped, s.dropped);
+	/* The point was to overload: something must have been dropped. */
+	EXPECT_LT(0, s.dropped);
+	close(fd);
+	close(logfd);
+	unlink(LOGPATH);
+}
+
+TEST_HARNESS_MAIN
