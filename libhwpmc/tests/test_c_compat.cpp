@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
 
 #include <gtest/gtest.h>

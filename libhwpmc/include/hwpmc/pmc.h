@@ -33,6 +33,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * The ABI header and struct pmc_pmcinfo use C99 flexible array members,
+ * which ISO C++ lacks (g++ and clang++ accept them): keep -Wpedantic quiet
+ * about them for C++ users.
+ */
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+
 #include <linux/hwpmc.h>
 
 #ifdef __cplusplus
@@ -316,5 +326,9 @@ const char *pmc_errmsg(void);
 #endif
 
 #undef HWPMC_ENUM_BASE
+
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 #endif /* HWPMC_PMC_H */
