@@ -122,6 +122,7 @@ struct hwpmc_owner {
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
 	atomic64_t ring_drops;		/* samples lost to full rings */
+	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
 
 /* pm->pflags */
@@ -143,6 +144,7 @@ struct hwpmc_pmc {
 	atomic64_t value;		/* hooks: the count */
 	atomic64_t remaining;		/* sampling: events to the next sample */
 	struct list_head cls_node;	/* for the class's own lists */
+	struct list_head ss_node;	/* system sampling PMCs, RCU */
 	struct list_head targets;	/* hwpmc_target.pm_node */
 	unsigned int ntargets;		/* under hwpmc_proc_lock */
 	struct rcu_head rcu;
@@ -266,6 +268,14 @@ void hwpmc_samples_drain(void);
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs);
 
+/* hwpmc_maps.c: MAP_IN / MAP_OUT. */
+void hwpmc_maps_sys_sampler_add(struct hwpmc_pmc *pm);
+void hwpmc_maps_sys_sampler_del(struct hwpmc_pmc *pm);
+void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task);
+void hwpmc_maps_log_all(struct hwpmc_owner *po);
+void hwpmc_maps_exec(struct task_struct *task);
+void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret);
+
 /* hwpmc_hooks.c: kernel tracepoints. */
 int hwpmc_hooks_init(void);
 void hwpmc_hooks_fini(void);
@@ -273,6 +283,7 @@ enum hwpmc_hook {
 	HWPMC_HOOK_SYS_ENTER,
 	HWPMC_HOOK_PAGE_FAULT,
 	HWPMC_HOOK_MIGRATE,
+	HWPMC_HOOK_MAPS,		/* sys_exit: mmap/munmap */
 	HWPMC_HOOK_NDYN,
 };
 

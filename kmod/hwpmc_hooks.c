@@ -43,6 +43,12 @@ static void hwpmc_probe_exec(void *data, struct task_struct *task,
 			     pid_t old_pid, struct linux_binprm *bprm)
 {
 	hwpmc_proc_exec(task, bprm);
+	hwpmc_maps_exec(task);
+}
+
+static void hwpmc_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	hwpmc_maps_syscall_exit(regs, ret);
 }
 
 static void hwpmc_probe_sys_enter(void *data, struct pt_regs *regs, long id)
@@ -83,6 +89,7 @@ static struct hwpmc_tp hwpmc_tps[] = {
 	{ "page_fault_user", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },
 	{ "page_fault_kernel", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },
 	{ "sched_migrate_task", hwpmc_probe_migrate, HWPMC_HOOK_MIGRATE },
+	{ "sys_exit", hwpmc_probe_sys_exit, HWPMC_HOOK_MAPS },
 };
 
 static unsigned int hwpmc_hook_users[HWPMC_HOOK_NDYN];	/* hwpmc_sx */

@@ -165,7 +165,7 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	hwpmc_log_owner_release(po);
 	idr_destroy(&po->pmcs);
 	put_pid(po->pid);
-	kfree(po);
+	kfree_rcu(po, rcu);
 	return 0;
 }
 

@@ -275,11 +275,19 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	}
 	pm->id = id;
 	err = cls->ops->allocate(pm, a);
+	if (!err && hwpmc_is_sampling(pm)) {
+		/* Samplers need the mappings of what they sample. */
+		err = hwpmc_hook_get(HWPMC_HOOK_MAPS);
+		if (err)
+			cls->ops->release(pm);
+	}
 	if (err) {
 		idr_remove(&po->pmcs, id);
 		kfree(pm);
 		return err;
 	}
+	if (pm->mode == PMC_MODE_SS)
+		hwpmc_maps_sys_sampler_add(pm);
 	hwpmc_row_claim(pm);
 	po->npmcs++;
 	a->pm_pmcid = id;
@@ -327,7 +335,10 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	if (!hwpmc_is_system(pm))
 		hwpmc_detach_all(pm);
 	pm->cls->ops->release(pm);
+	if (pm->mode == PMC_MODE_SS)
+		hwpmc_maps_sys_sampler_del(pm);
 	if (hwpmc_is_sampling(pm)) {
+		hwpmc_hook_put(HWPMC_HOOK_MAPS);
 		/* Samples taken until now go to the log before pm goes. */
 		synchronize_rcu();
 		hwpmc_samples_drain();
@@ -393,6 +404,7 @@ static void hwpmc_log_attach(struct hwpmc_pmc *pm, struct task_struct *task)
 	if (exe)
 		fput(exe);
 	kfree(buf);
+	hwpmc_maps_log_task(pm->po, task);
 }
 
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
@@ -430,6 +442,9 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		return 0;
 	pm->cls->ops->start(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	/* System sampling can hit any process: log all their mappings. */
+	if (pm->mode == PMC_MODE_SS)
+		hwpmc_maps_log_all(po);
 	return 0;
 }
 

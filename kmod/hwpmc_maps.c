@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: MAP_IN / MAP_OUT records, so that every sampled user address can
+ * be resolved to a file and an offset.  Logged:
+ *  - for a process-scope PMC's target when it is attached;
+ *  - for every process when a system-scope sampling PMC starts;
+ *  - after an exec, for the new image (a task_work in the exec'ing task);
+ *  - after an mmap() with PROT_EXEC (shared libraries loaded with dlopen)
+ *    and a munmap(), from the sys_exit hook (a task_work again, since
+ *    walking the address space needs the mmap lock).
+ * Each record goes to every log that is interested in the process: the
+ * owners of PMCs attached to it and of running system sampling PMCs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/ptrace.h>
+#include <asm/unistd.h>
+#include <asm/syscall.h>
+
+#include "hwpmc.h"
+
+#define HWPMC_MAPS_MAXLOGS	8
+
+/* Running system-scope sampling PMCs; hwpmc_sx for writers, RCU reads. */
+static LIST_HEAD(hwpmc_sys_samplers);
+static DEFINE_SPINLOCK(hwpmc_sys_samplers_lock);
+
+void hwpmc_maps_sys_sampler_add(struct hwpmc_pmc *pm)
+{
+	spin_lock(&hwpmc_sys_samplers_lock);
+	list_add_rcu(&pm->ss_node, &hwpmc_sys_samplers);
+	spin_unlock(&hwpmc_sys_samplers_lock);
+}
+
+void hwpmc_maps_sys_sampler_del(struct hwpmc_pmc *pm)
+{
+	spin_lock(&hwpmc_sys_samplers_lock);
+	list_del_rcu(&pm->ss_node);
+	spin_unlock(&hwpmc_sys_samplers_lock);
+}
+
+/* Add @o to the set @po[0..*n) once, if it has a log. */
+static void hwpmc_add_owner(struct hwpmc_owner **po, unsigned int *n,
+			    struct hwpmc_owner *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (po[i] == o)
+			return;
+	if (*n < HWPMC_MAPS_MAXLOGS && hwpmc_has_log(o))
+		po[(*n)++] = o;
+}
+
+/*
+ * The owners interested in @task's process: those of PMCs attached to it
+ * and those of system sampling PMCs.  RCU held; returns how many, each
+ * once.
+ */
+static unsigned int hwpmc_interested(struct task_struct *task,
+				     struct hwpmc_owner **po, bool sys)
+{
+	struct hwpmc_process *pp = hwpmc_proc_find(task->signal);
+	struct hwpmc_target *pt;
+	struct hwpmc_pmc *pm;
+	unsigned int n = 0;
+
+	if (pp)
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
+			hwpmc_add_owner(po, &n, pt->pm->po);
+	if (sys)
+		list_for_each_entry_rcu(pm, &hwpmc_sys_samplers, ss_node)
+			if (hwpmc_running(pm))
+				hwpmc_add_owner(po, &n, pm->po);
+	return n;
+}
+
+static void hwpmc_log_map_in(struct hwpmc_owner *po, pid_t pid,
+			     struct vm_area_struct *vma, const char *path)
+{
+	struct pmclog_map_in *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+	size_t slen = strnlen(path, PMCLOG_PATH_MAX - 1);
+
+	log = rcu_dereference(po->log);
+	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_MAP_IN,
+				    hwpmc_log_strlen(sizeof(*r), slen),
+				    &flags) : NULL;
+	if (!r)
+		return;
+	r->pl_pid = pid;
+	r->pl_start = vma->vm_start;
+	r->pl_end = vma->vm_end;
+	r->pl_pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	memcpy(r->pl_path, path, slen);
+	hwpmc_log_commit(log, flags);
+}
+
+static void hwpmc_log_map_out(struct hwpmc_owner *po, pid_t pid,
+			      unsigned long start, unsigned long end)
+{
+	struct pmclog_map_out *r;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	log = rcu_dereference(po->log);
+	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_MAP_OUT, sizeof(*r),
+				    &flags) : NULL;
+	if (!r)
+		return;
+	r->pl_pid = pid;
+	r->pl_start = start;
+	r->pl_end = end;
+	hwpmc_log_commit(log, flags);
+}
+
+static bool hwpmc_vma_is_code(struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & VM_EXEC) && vma->vm_file;
+}
+
+/* MAP_IN of one mapping, to @po or (NULL) every interested owner. */
+static void hwpmc_maps_log_vma(struct hwpmc_owner *po, struct task_struct *task,
+			       struct vm_area_struct *vma, char *buf)
+{
+	struct hwpmc_owner *set[HWPMC_MAPS_MAXLOGS];
+	unsigned int i, n = 1;
+	char *path = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
+
+	if (IS_ERR(path))
+		return;
+	/* Owner pointers are only used inside this RCU section. */
+	rcu_read_lock();
+	if (po)
+		set[0] = po;
+	else
+		n = hwpmc_interested(task, set, true);
+	for (i = 0; i < n; i++)
+		hwpmc_log_map_in(set[i], task_tgid_nr(task), vma, path);
+	rcu_read_unlock();
+}
+
+/*
+ * MAP_IN for the executable file mappings of @task's @mm (all of them, or
+ * the one containing @addr when @addr is non-zero), to @po or, when @po is
+ * NULL, to every interested owner.  Process context: takes the mmap lock.
+ */
+static void hwpmc_maps_log_mm(struct hwpmc_owner *po, struct task_struct *task,
+			      struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+
+	if (!buf)
+		return;
+	mmap_read_lock(mm);
+	if (addr) {
+		vma = find_vma(mm, addr);
+		if (vma && vma->vm_start <= addr && hwpmc_vma_is_code(vma))
+			hwpmc_maps_log_vma(po, task, vma, buf);
+	} else {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma)
+			if (hwpmc_vma_is_code(vma))
+				hwpmc_maps_log_vma(po, task, vma, buf);
+	}
+	mmap_read_unlock(mm);
+	kfree(buf);
+}
+
+/* MAP_IN of @task's code mappings into @po's log (PMCATTACH). */
+void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task)
+{
+	struct mm_struct *mm;
+
+	if (!hwpmc_has_log(po))
+		return;
+	mm = get_task_mm(task);
+	if (!mm)
+		return;
+	hwpmc_maps_log_mm(po, task, mm, 0);
+	mmput(mm);
+}
+
+/* MAP_IN of every process into @po's log (system sampling starts). */
+void hwpmc_maps_log_all(struct hwpmc_owner *po)
+{
+	struct task_struct *p;
+	struct pid **pids;
+	unsigned int i, n = 0, max = 0;
+
+	if (!hwpmc_has_log(po))
+		return;
+	rcu_read_lock();
+	for_each_process(p)
+		max++;
+	rcu_read_unlock();
+	max += 64;		/* room for what forks meanwhile */
+	pids = kvcalloc(max, sizeof(*pids), GFP_KERNEL);
+	if (!pids)
+		return;
+	rcu_read_lock();
+	for_each_process(p) {
+		if (n == max)
+			break;
+		if (p->mm && !(p->flags & PF_KTHREAD))
+			pids[n++] = get_pid(task_tgid(p));
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		struct task_struct *t = get_pid_task(pids[i], PIDTYPE_TGID);
+
+		if (t) {
+			hwpmc_maps_log_task(po, t);
+			put_task_struct(t);
+		}
+		put_pid(pids[i]);
+	}
+	kvfree(pids);
+}
+
+/* Deferred to the task itself, which may then take its mmap lock. */
+struct hwpmc_maps_work {
+	struct callback_head cb;
+	unsigned long addr;		/* 0: the whole address space */
+};
+
+static void hwpmc_maps_work_fn(struct callback_head *cb)
+{
+	struct hwpmc_maps_work *w = container_of(cb, struct hwpmc_maps_work,
+						 cb);
+
+	if (current->mm)
+		hwpmc_maps_log_mm(NULL, current, current->mm, w->addr);
+	kfree(w);
+}
+
+/* Queue a mapping scan for current (tracepoint context). */
+static void hwpmc_maps_queue(unsigned long addr)
+{
+	struct hwpmc_maps_work *w;
+
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return;
+	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w) {
+		atomic64_inc(&hwpmc_stats.alloc_failed);
+		return;
+	}
+	w->addr = addr;
+	init_task_work(&w->cb, hwpmc_maps_work_fn);
+	if (task_work_add(current, &w->cb, TWA_RESUME))
+		kfree(w);
+}
+
+/* Does anyone want mappings of @task's process?  Tracepoint context. */
+static bool hwpmc_maps_wanted(struct task_struct *task)
+{
+	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
+	bool wanted;
+
+	rcu_read_lock();
+	wanted = hwpmc_interested(task, po, true) > 0;
+	rcu_read_unlock();
+	return wanted;
+}
+
+/* Exec hook: the new image's mappings, once exec has completed. */
+void hwpmc_maps_exec(struct task_struct *task)
+{
+	if (task == current && hwpmc_maps_wanted(task))
+		hwpmc_maps_queue(0);
+}
+
+/*
+ * sys_exit hook (only attached while a sampling PMC exists): an mmap()
+ * that made code, or a munmap().  Tracepoint context.
+ */
+void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret)
+{
+	long nr = syscall_get_nr(current, regs);
+	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
+	unsigned int i, n;
+
+	if (nr == __NR_mmap) {
+		if (IS_ERR_VALUE(ret) || !(regs->dx & PROT_EXEC))
+			return;
+		if (hwpmc_maps_wanted(current))
+			hwpmc_maps_queue(ret);
+	} else if (nr == __NR_munmap && !ret) {
+		rcu_read_lock();
+		n = hwpmc_interested(current, po, true);
+		for (i = 0; i < n; i++)
+			hwpmc_log_map_out(po[i], task_tgid_nr(current),
+					  regs->di, regs->di + regs->si);
+		rcu_read_unlock();
+	}
+}
