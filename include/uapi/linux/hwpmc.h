@@ -197,9 +197,22 @@ struct pmc_op_pmcallocate {
 	__u32	pm_reserved[6];
 };
 
-/* x86 pm_config: the event-select bits user code may set. */
+/*
+ * x86 classes (IAP, K8): pm_event is the event select (AMD: 12 bits, bits
+ * 8-11 being EventSelect[35:32]); pm_config carries event-select bits 8-31
+ * in their hardware positions; pm_config1 carries Intel's OFFCORE_RSP
+ * value.  IAF: pm_event is the fixed counter (0 instructions retired,
+ * 1 core cycles, 2 reference cycles, 3 topdown slots) and only the usr,
+ * os and anythread bits of pm_config apply.
+ */
 #define PMC_X86_CONFIG_UMASK(c)		(((c) >> 8) & 0xff)
+#define PMC_X86_CONFIG_USR		(1ULL << 16)
+#define PMC_X86_CONFIG_OS		(1ULL << 17)
+#define PMC_X86_CONFIG_EDGE		(1ULL << 18)
+#define PMC_X86_CONFIG_ANYTHREAD	(1ULL << 21)
+#define PMC_X86_CONFIG_INV		(1ULL << 23)
 #define PMC_X86_CONFIG_CMASK(c)		(((c) >> 24) & 0xff)
+#define PMC_X86_CONFIG_MASK		0xffbf0000ULL	/* settable bits */
 
 /* PMCATTACH, PMCDETACH. */
 struct pmc_op_pmcattach {
