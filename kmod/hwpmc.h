@@ -184,7 +184,7 @@ struct hwpmc_target {
 	struct hwpmc_process *pp;
 	struct hwpmc_pmc *pm;
 	atomic64_t value;		/* this process's share of the count */
-	atomic64_t offcpu;		/* PROCCSW: counted while off CPU */
+	atomic64_t csw_mark;		/* PROCCSW: value at the last record */
 	bool priv;			/* attached by a privileged caller */
 	struct rcu_head rcu;
 };

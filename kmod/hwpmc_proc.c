@@ -30,13 +30,6 @@ static struct hlist_head *hwpmc_proc_hash;
 static unsigned int hwpmc_proc_bits;
 static atomic_t hwpmc_nprocs;		/* monitored processes */
 
-/*
- * PMC_F_LOG_PROCCSW: per CPU, what the running thread's targets counted
- * since it was switched in, by row.  Events credited to a process while
- * none of its threads runs go to target->offcpu instead, so the PROCCSW
- * records of a target always add up to its count.
- */
-static DEFINE_PER_CPU(u64 [HWPMC_MAX_ROWS], hwpmc_slice);
 /* Paths for PROCEXEC records, written in tracepoint context. */
 static DEFINE_PER_CPU(char [PATH_MAX], hwpmc_pathbuf);
 
@@ -147,6 +140,7 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	pt->pm = pm;
 	pt->priv = priv;
 	atomic64_set(&pt->value, 0);
+	atomic64_set(&pt->csw_mark, 0);
 	list_add_tail(&pt->pm_node, &pm->targets);
 	list_add_tail_rcu(&pt->pp_node, &pp->targets);
 	pm->ntargets++;
@@ -179,19 +173,16 @@ static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task,
 void hwpmc_target_add(struct hwpmc_target *pt, struct task_struct *task,
 		      u64 n)
 {
-	struct hwpmc_pmc *pm = pt->pm;
-
 	atomic64_add(n, &pt->value);
-	atomic64_add(n, &pm->value);
-	if (!(pm->flags & PMC_F_LOG_PROCCSW))
-		return;
-	if (task == current)
-		this_cpu_add(hwpmc_slice[pm->row], n);
-	else
-		atomic64_add(n, &pt->offcpu);
+	atomic64_add(n, &pt->pm->value);
 }
 
-/* Log the PROCCSW records of @task's slice (it is current). */
+/*
+ * PMC_F_LOG_PROCCSW records for @task (current), switching out: each
+ * carries what its target counted since the previous record.  The mark
+ * only moves forward, by compare-and-exchange, so concurrent threads never
+ * count an event twice and the records of a target add up to its count.
+ */
 static void hwpmc_proc_csw_out(struct hwpmc_process *pp,
 			       struct task_struct *task)
 {
@@ -199,26 +190,31 @@ static void hwpmc_proc_csw_out(struct hwpmc_process *pp,
 
 	list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
 		struct hwpmc_pmc *pm = pt->pm;
-		u64 v;
+		s64 mark, cur;
 
 		if (!(pm->flags & PMC_F_LOG_PROCCSW))
 			continue;
-		v = this_cpu_xchg(hwpmc_slice[pm->row], 0) +
-		    atomic64_xchg(&pt->offcpu, 0);
-		if (hwpmc_running(pm) || v)
+		do {
+			mark = atomic64_read(&pt->csw_mark);
+			cur = atomic64_read(&pt->value);
+			if (cur <= mark) {
+				cur = mark;
+				break;
+			}
+		} while (atomic64_cmpxchg(&pt->csw_mark, mark, cur) != mark);
+		if (hwpmc_running(pm) || cur != mark)
 			hwpmc_log_proccsw(pm, task_tgid_nr(task),
-					  task_pid_nr(task), v);
+					  task_pid_nr(task), cur - mark);
 	}
 }
 
 /*
  * sched_switch, after the classes have credited @prev (IRQs off,
- * runqueue locked): PROCCSW records for @prev, a fresh slice for @next.
+ * runqueue locked): PROCCSW records for @prev.
  */
 void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct hwpmc_process *pp;
-	struct hwpmc_target *pt;
 
 	if (!atomic_read(&hwpmc_nprocs))
 		return;
@@ -226,11 +222,6 @@ void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next)
 	pp = hwpmc_proc_find(prev->signal);
 	if (pp)
 		hwpmc_proc_csw_out(pp, prev);
-	pp = hwpmc_proc_find(next->signal);
-	if (pp)
-		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
-			if (pt->pm->flags & PMC_F_LOG_PROCCSW)
-				this_cpu_write(hwpmc_slice[pt->pm->row], 0);
 	rcu_read_unlock();
 }
 
@@ -433,9 +424,7 @@ void hwpmc_proc_exit(struct task_struct *task)
 	spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {
-		local_irq_disable();
 		hwpmc_proc_csw_out(pp, task);
-		local_irq_enable();
 		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node) {
 			struct hwpmc_pmc *pm = pt->pm;
 
