@@ -274,6 +274,7 @@ void hwpmc_maps_sys_sampler_del(struct hwpmc_pmc *pm);
 void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task);
 void hwpmc_maps_log_all(struct hwpmc_owner *po);
 void hwpmc_maps_exec(struct task_struct *task);
+void hwpmc_maps_sysexit(struct task_struct *task);
 void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret);
 
 /* hwpmc_hooks.c: kernel tracepoints. */

@@ -12,6 +12,7 @@
 
 #include <linux/tracepoint.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/binfmts.h>
 #include <asm/trap_pf.h>
@@ -36,7 +37,10 @@ static void hwpmc_probe_fork(void *data, struct task_struct *parent,
 
 static void hwpmc_probe_exit(void *data, struct task_struct *task)
 {
+	if (atomic_read(&task->signal->live))
+		return;		/* not the last thread of its process */
 	hwpmc_proc_exit(task);
+	hwpmc_maps_sysexit(task);
 }
 
 static void hwpmc_probe_exec(void *data, struct task_struct *task,

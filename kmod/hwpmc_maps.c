@@ -275,6 +275,37 @@ static bool hwpmc_maps_wanted(struct task_struct *task)
 	return wanted;
 }
 
+/*
+ * Exit hook (tracepoint context), when the last thread of a process goes:
+ * SYSEXIT for the logs of system sampling PMCs, whose samples may name it.
+ */
+void hwpmc_maps_sysexit(struct task_struct *task)
+{
+	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
+	struct pmclog_sysexit *r;
+	struct hwpmc_log *log;
+	struct hwpmc_pmc *pm;
+	unsigned long flags;
+	unsigned int i, n = 0;
+
+	if (list_empty(&hwpmc_sys_samplers))
+		return;
+	rcu_read_lock();
+	list_for_each_entry_rcu(pm, &hwpmc_sys_samplers, ss_node)
+		if (hwpmc_running(pm))
+			hwpmc_add_owner(po, &n, pm->po);
+	for (i = 0; i < n; i++) {
+		log = rcu_dereference(po[i]->log);
+		r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_SYSEXIT,
+					    sizeof(*r), &flags) : NULL;
+		if (r) {
+			r->pl_pid = task_tgid_nr(task);
+			hwpmc_log_commit(log, flags);
+		}
+	}
+	rcu_read_unlock();
+}
+
 /* Exec hook: the new image's mappings, once exec has completed. */
 void hwpmc_maps_exec(struct task_struct *task)
 {

@@ -400,8 +400,8 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 }
 
 /*
- * Exit hook (tracepoint context).  When the last thread of a monitored
- * process exits, its targets are unlinked; the counts stay in the PMCs.
+ * Exit hook (tracepoint context), for the last thread of a process.  When
+ * a monitored process exits, its targets are unlinked; the counts stay in the PMCs.
  * An owner whose PMC lost its last target this way gets SIGIO, as on
  * FreeBSD.
  */
@@ -412,8 +412,6 @@ void hwpmc_proc_exit(struct task_struct *task)
 	struct pid *notify[8];
 	unsigned int i, nnotify = 0;
 
-	if (atomic_read(&task->signal->live))
-		return;		/* other threads still run */
 	rcu_read_lock();
 	pp = hwpmc_proc_find(task->signal);
 	rcu_read_unlock();

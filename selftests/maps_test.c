@@ -21,6 +21,8 @@ struct maps {
 	int nmap_in, nmap_out, found_addr, found_path, addr_out;
 	int pids[64], npids;
 	int nexec;
+	pid_t sysexit_pid;
+	int nsysexit;
 };
 
 static int maps_fn(const struct pmclog_header *h, void *arg)
@@ -52,6 +54,11 @@ static int maps_fn(const struct pmclog_header *h, void *arg)
 			m->addr_out++;
 	} else if (h->pl_type == PMCLOG_TYPE_PROCEXEC) {
 		m->nexec++;
+	} else if (h->pl_type == PMCLOG_TYPE_SYSEXIT) {
+		const struct pmclog_sysexit *r = (const void *)h;
+
+		if (r->pl_pid == (__u32)m->sysexit_pid)
+			m->nsysexit++;
 	}
 	return 0;
 }
@@ -182,11 +189,18 @@ TEST(system_sampling_logs_every_process)
 	ASSERT_EQ(0, hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF,
 				 PMC_MODE_SS, 0, 0, 10000000, &id));
 	ASSERT_EQ(0, hwpmc_start(fd, id));
+	/* A process that exits meanwhile is announced with SYSEXIT. */
+	m.sysexit_pid = fork();
+	ASSERT_LE(0, m.sysexit_pid);
+	if (!m.sysexit_pid)
+		_exit(0);
+	ASSERT_EQ(m.sysexit_pid, waitpid(m.sysexit_pid, NULL, 0));
 	ASSERT_EQ(0, hwpmc_flushlog(fd));
 	ASSERT_LT(0, read_maps(&m));
 	TH_LOG("MAP_IN records for %d processes", m.npids);
 	EXPECT_LE(2, m.npids);		/* init and this test at least */
 	EXPECT_LE(1, m.found_path);
+	EXPECT_EQ(1, m.nsysexit);
 	close(fd);
 	close(logfd);
 	unlink(LOGPATH);

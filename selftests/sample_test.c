@@ -330,4 +330,62 @@ TEST(overload_taken_is_logged_plus_dropped)
 	unlink(LOGPATH);
 }
 
+static int last_type_fn(const struct pmclog_header *h, void *arg)
+{
+	int *t = arg;
+
+	t[0] = h->pl_type;
+	if (h->pl_type == PMCLOG_TYPE_CALLCHAIN)
+		t[1]++;
+	return 0;
+}
+
+/*
+ * An owner killed with sampling running and its log active: what it
+ * sampled is flushed, the log ends with CLOSELOG, and the module can be
+ * unloaded afterwards (the rig checks that).
+ */
+TEST(owner_killed_while_sampling)
+{
+	int ready[2], t[2] = { 0 }, status, logfd;
+	size_t len;
+	char c, *buf;
+	pid_t pid;
+
+	logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, logfd);
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = hwpmc_open();
+		__u32 id;
+
+		if (fd < 0 || hwpmc_configure_log(fd, logfd) ||
+		    hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF,
+				PMC_MODE_TS, PMC_F_CALLCHAIN, PMC_CPU_ANY,
+				1000000, &id) ||
+		    hwpmc_attach(fd, id, 0) || hwpmc_start(fd, id))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		outer(100);		/* until killed */
+		_exit(3);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	usleep(300000);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	buf = hwpmc_slurp(LOGPATH, &len);
+	ASSERT_NE(NULL, buf);
+	EXPECT_LT(0, hwpmc_for_each_record(buf, len, last_type_fn, t));
+	EXPECT_EQ(PMCLOG_TYPE_CLOSELOG, t[0]);
+	EXPECT_LT(10, t[1]) TH_LOG("%d samples reached the log", t[1]);
+	free(buf);
+	close(logfd);
+	unlink(LOGPATH);
+}
+
 TEST_HARNESS_MAIN
