@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: the native PMU ops: the CPU's own CPUID, MSRs and RDPMC.
+ * Reachable from NMI context: no locks, no allocation.
+ */
+#include <asm/msr.h>
+#include <asm/processor.h>
+
+#include "pmu.h"
+
+/* NMI context. */
+static void native_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+{
+	cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
+}
+
+/* NMI context. */
+static int native_rdmsr(u32 msr, u64 *val)
+{
+	return rdmsrl_safe(msr, val) ? -EIO : 0;
+}
+
+/* NMI context. */
+static int native_wrmsr(u32 msr, u64 val)
+{
+	return wrmsrl_safe(msr, val) ? -EIO : 0;
+}
+
+/* NMI context. */
+static u64 native_rdpmc(u32 index)
+{
+	u32 lo, hi;
+
+	asm volatile("rdpmc" : "=a" (lo), "=d" (hi) : "c" (index));
+	return ((u64)hi << 32) | lo;
+}
+
+const struct hwpmc_pmu_ops hwpmc_pmu_native = {
+	.name	= "native",
+	.cpuid	= native_cpuid,
+	.rdmsr	= native_rdmsr,
+	.wrmsr	= native_wrmsr,
+	.rdpmc	= native_rdpmc,
+};
+
+const struct hwpmc_pmu_ops *hwpmc_pmu = &hwpmc_pmu_native;
