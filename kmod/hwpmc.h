@@ -19,6 +19,7 @@ struct signal_struct;
 struct pid;
 struct hwpmc_pmc;
 struct hwpmc_owner;
+struct hwpmc_class;
 struct linux_binprm;
 struct pt_regs;
 
@@ -70,16 +71,34 @@ struct hwpmc_class_ops {
 	void (*cpu_offline)(unsigned int cpu);
 	/* GETDYNEVENTINFO: the name of event @code, NULL past the end. */
 	const char *(*event_name)(u32 code);
+	/* Optional: the width when it is only known at load. */
+	u32 (*get_width)(void);
+	/* Optional: can row @idx (of the class) hold the PMC asked for? */
+	bool (*row_ok)(const struct hwpmc_class *cls, unsigned int idx,
+		       const struct pmc_op_pmcallocate *a);
+	/* Optional: is row @idx held by another user of the PMU (perf)? */
+	bool (*unavailable)(const struct hwpmc_class *cls, unsigned int idx);
+	/* Optional: PMCGETMSR's RDPMC index. */
+	int (*get_msr)(struct hwpmc_pmc *pm, u32 *index);
 };
 
 struct hwpmc_class {
 	const struct hwpmc_class_ops *ops;
 	unsigned int firstrow;
 	unsigned int nrows;
+	u32 width;
 };
 
 extern const struct hwpmc_class_ops hwpmc_tsc_ops;
 extern const struct hwpmc_class_ops hwpmc_soft_ops;
+extern const struct hwpmc_class_ops *const hwpmc_iap_ops;
+extern const struct hwpmc_class_ops *const hwpmc_iaf_ops;
+extern const struct hwpmc_class_ops *const hwpmc_k8_ops;
+
+/* x86/: the hardware backend. */
+int hwpmc_x86_init(void);
+void hwpmc_x86_fini(void);
+void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next);
 
 int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);
@@ -138,6 +157,7 @@ struct hwpmc_pmc {
 	u32 mode, flags, event, caps;	/* hooks: event */
 	u32 cpu;			/* system scope */
 	u64 config, config1;
+	u64 hwctl;			/* hardware control value (x86) */
 	u64 reload;			/* sampling period */
 	int state;			/* hooks: READ_ONCE() */
 	unsigned int pflags;
@@ -208,6 +228,8 @@ int hwpmc_can_attach(struct task_struct *task, bool *priv);
 
 void hwpmc_target_add(struct hwpmc_target *pt, struct task_struct *task,
 		      u64 n);
+struct hwpmc_target *hwpmc_target_find(struct task_struct *task,
+				       struct hwpmc_pmc *pm);
 void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next);
 
 /* hwpmc_pmc.c: PMC objects, rows, the op handlers. */

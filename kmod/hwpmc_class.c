@@ -10,8 +10,11 @@
 #include "hwpmc.h"
 
 /* Every class the module knows, in row order.  Absent ones probe to 0. */
-static const struct hwpmc_class_ops *const hwpmc_all_classes[] = {
+static const struct hwpmc_class_ops *hwpmc_all_classes[] = {
 	&hwpmc_tsc_ops,
+	NULL,			/* IAP */
+	NULL,			/* IAF */
+	NULL,			/* K8 */
 	&hwpmc_soft_ops,
 };
 
@@ -25,6 +28,9 @@ int hwpmc_classes_init(void)
 
 	hwpmc_nclass = 0;
 	hwpmc_total_rows = 0;
+	hwpmc_all_classes[1] = hwpmc_iap_ops;
+	hwpmc_all_classes[2] = hwpmc_iaf_ops;
+	hwpmc_all_classes[3] = hwpmc_k8_ops;
 	for (i = 0; i < ARRAY_SIZE(hwpmc_all_classes); i++) {
 		const struct hwpmc_class_ops *ops = hwpmc_all_classes[i];
 
@@ -39,6 +45,8 @@ int hwpmc_classes_init(void)
 		hwpmc_classes[hwpmc_nclass].ops = ops;
 		hwpmc_classes[hwpmc_nclass].firstrow = hwpmc_total_rows;
 		hwpmc_classes[hwpmc_nclass].nrows = n;
+		hwpmc_classes[hwpmc_nclass].width = ops->get_width ?
+						    ops->get_width() : ops->width;
 		hwpmc_nclass++;
 		hwpmc_total_rows += n;
 	}
@@ -103,11 +111,6 @@ void hwpmc_classes_cpu_offline(unsigned int cpu)
 unsigned int hwpmc_nrows(void)
 {
 	return hwpmc_total_rows;
-}
-
-u32 hwpmc_cputype(void)
-{
-	return PMC_CPU_GENERIC;
 }
 
 /* The hwpmc(4) DIAGNOSTICS announcement: [class/npmc/capabilities]... */

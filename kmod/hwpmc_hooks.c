@@ -26,6 +26,7 @@ static void hwpmc_probe_switch(void *data, bool preempt,
 			       unsigned int prev_state)
 {
 	hwpmc_soft_switch(prev, next);
+	hwpmc_x86_switch(prev, next);
 	hwpmc_proc_switch(prev, next);
 }
 

@@ -42,7 +42,7 @@ static int hwpmc_op_getcpuinfo(struct hwpmc_owner *po,
 
 		ci->pm_class = c->ops->class;
 		ci->pm_caps = c->ops->caps;
-		ci->pm_width = c->ops->width;
+		ci->pm_width = c->width;
 		ci->pm_num = c->nrows;
 		ci->pm_firstrow = c->firstrow;
 	}

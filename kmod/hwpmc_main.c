@@ -207,9 +207,12 @@ static int __init hwpmc_init(void)
 	err = hwpmc_testing_init();
 	if (err)
 		return err;
-	err = hwpmc_classes_init();
+	err = hwpmc_x86_init();
 	if (err)
 		return err;
+	err = hwpmc_classes_init();
+	if (err)
+		goto out_x86;
 	err = hwpmc_rows_init();
 	if (err)
 		goto out_classes;
@@ -256,6 +259,8 @@ out_rows:
 	hwpmc_rows_fini();
 out_classes:
 	hwpmc_classes_fini();
+out_x86:
+	hwpmc_x86_fini();
 	return err;
 }
 
@@ -275,6 +280,7 @@ static void __exit hwpmc_exit(void)
 	hwpmc_proc_fini();
 	hwpmc_rows_fini();
 	hwpmc_classes_fini();
+	hwpmc_x86_fini();
 }
 
 module_init(hwpmc_init);

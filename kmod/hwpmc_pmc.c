@@ -115,9 +115,11 @@ static bool hwpmc_owner_uses_row(struct hwpmc_owner *po, unsigned int row)
  * says.  A process-scope PMC takes the least-used row that is not
  * standalone and that no other process PMC of the same owner uses.
  */
-static int hwpmc_pick_row(const struct hwpmc_class *cls, u32 mode, u32 cpu,
+static int hwpmc_pick_row(const struct hwpmc_class *cls,
+			  const struct pmc_op_pmcallocate *a,
 			  struct hwpmc_owner *po)
 {
+	u32 mode = a->pm_mode, cpu = a->pm_cpu;
 	bool sys = mode == PMC_MODE_SS || mode == PMC_MODE_SC;
 	int best = -EINVAL;
 	unsigned int r;
@@ -125,6 +127,9 @@ static int hwpmc_pick_row(const struct hwpmc_class *cls, u32 mode, u32 cpu,
 	for (r = cls->firstrow; r < cls->firstrow + cls->nrows; r++) {
 		struct hwpmc_row *row = &hwpmc_rows[r];
 
+		if (cls->ops->row_ok &&
+		    !cls->ops->row_ok(cls, r - cls->firstrow, a))
+			continue;
 		if (sys) {
 			if (row->disp > 0 || test_bit(cpu, row->disabled))
 				continue;
@@ -244,7 +249,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	err = hwpmc_check_allocate(a, &cls);
 	if (err)
 		return err;
-	row = hwpmc_pick_row(cls, a->pm_mode, a->pm_cpu, po);
+	row = hwpmc_pick_row(cls, a, po);
 	if (row < 0)
 		return row;
 	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
@@ -609,8 +614,10 @@ int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a)
 	if (hwpmc_is_system(pm) || (pm->flags & PMC_F_DESCENDANTS) ||
 	    !hwpmc_only_owner_attached(pm))
 		return -EINVAL;
-	/* No class yet offers RDPMC (ENOSYS on FreeBSD). */
-	return -EOPNOTSUPP;
+	/* A class without RDPMC: ENOSYS on FreeBSD. */
+	if (!pm->cls->ops->get_msr)
+		return -EOPNOTSUPP;
+	return pm->cls->ops->get_msr(pm, &a->pm_msr);
 }
 
 static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
@@ -631,6 +638,9 @@ static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
 	pi->pm_event = pm ? pm->event : 0;
 	pi->pm_flags = pm ? pm->flags : 0;
 	pi->pm_reloadcount = pm ? pm->reload : 0;
+	if (cls->ops->unavailable &&
+	    cls->ops->unavailable(cls, r - cls->firstrow))
+		pi->pm_unavailable = 1;
 	if (pm)
 		pi->pm_state = pm->state;
 	else if (!pi->pm_enabled)

@@ -166,6 +166,20 @@ static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task,
 	return err;
 }
 
+/* @task's process's target of @pm, or NULL.  RCU held; any context. */
+struct hwpmc_target *hwpmc_target_find(struct task_struct *task,
+				       struct hwpmc_pmc *pm)
+{
+	struct hwpmc_process *pp = hwpmc_proc_find(task->signal);
+	struct hwpmc_target *pt;
+
+	if (pp)
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
+			if (pt->pm == pm)
+				return pt;
+	return NULL;
+}
+
 /*
  * Credit @n events of @task's process to target @pt (any context but NMI;
  * no locks).

@@ -49,7 +49,7 @@ static struct hwpmc_sample *hwpmc_slot(struct hwpmc_ring *r, unsigned long i)
 				       (i % hwpmc_nsamples) * hwpmc_slot_size);
 }
 
-/* irq_work, in hard interrupt context: schedule the drainer soon. */
+/* irq_work, in hard interrupt context: schedule the drainer now. */
 static void hwpmc_ring_kick(struct irq_work *w)
 {
 	mod_delayed_work(system_unbound_wq, &hwpmc_drain_work, 0);
@@ -163,7 +163,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	/* The slot is complete before the drainer may see it. */
 	smp_wmb();
 	WRITE_ONCE(s->ready, 1);
-	if (used + 1 >= hwpmc_nsamples / 2)
+	if (used + 1 >= hwpmc_nsamples / 4)
 		irq_work_queue(&r->kick);
 	else if (!delayed_work_pending(&hwpmc_drain_work))
 		irq_work_queue(&r->kick);

@@ -80,10 +80,12 @@ static bool soft_is(const struct hwpmc_pmc *pm, u32 event)
 }
 
 /*
- * A sampling PMC saw @n events: one sample per period that elapsed (a
- * late timer owes several), taken with the interrupted registers @regs.  Where no sample
- * can be taken (@regs is NULL: inside the scheduler), the period stays
- * elapsed and the next event that can takes it.  No locks.
+ * A sampling PMC saw @n events: one sample per period that elapsed, taken
+ * with the interrupted registers @regs.  A late timer owes several; at
+ * most a burst of 64 is taken at once and the rest later, unless the debt
+ * grows past 1024 periods, when it is forgiven.  Where no sample can be taken (@regs is NULL:
+ * inside the scheduler), the period stays elapsed and the next event that
+ * can takes it.  No locks.
  */
 static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
 			u64 n, struct pt_regs *regs, bool can_sample)
@@ -93,11 +95,11 @@ static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
 
 	if (left > 0 || !can_sample)
 		return;
-	for (k = 0; left <= 0 && k < 256; k++) {
+	for (k = 0; left <= 0 && k < 64; k++) {
 		hwpmc_sample_take(pm, task, regs);
 		left = atomic64_add_return(pm->reload, &pm->remaining);
 	}
-	if (left <= 0)		/* far behind: start a fresh period */
+	if (left <= -1024 * (s64)pm->reload)
 		atomic64_set(&pm->remaining, pm->reload);
 }
 
@@ -139,7 +141,9 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n,
 
 /*
  * Fold the CPU time @task (current) used since we last looked.  IRQs off.
- * @regs: the interrupted registers when called from the sampling timer.
+ * @regs: the interrupted registers when called from the sampling timer,
+ * the only place samples are taken; elsewhere (switch, exit) a period
+ * that ends stays due until the timer next finds the task running.
  */
 static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 			   struct pt_regs *regs)
@@ -256,8 +260,14 @@ static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 	list_for_each_entry(p, &soft_prof_samplers, cls_node)
 		if (!period || p->reload < period)
 			period = p->reload;
-	/* Faster than 100 kHz is no use and would swamp the CPU. */
-	period = period ? max_t(u64, period, 10 * NSEC_PER_USEC) : 0;
+	/*
+	 * Faster than 100 kHz is no use and would swamp the CPU.  Slower
+	 * than the scheduler tick, the timer would rarely find the sampled
+	 * task running on a CPU shared with others: it ticks at least at HZ
+	 * and samples when a period has ended.
+	 */
+	period = period ? clamp_t(u64, period, 10 * NSEC_PER_USEC,
+				  TICK_NSEC) : 0;
 	cpus_read_lock();
 	if (period != soft_prof_period) {
 		WRITE_ONCE(soft_prof_period, period);

@@ -9,25 +9,25 @@
 #include "pmu.h"
 
 /* NMI context. */
-static void native_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+static void hwpmc_native_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 {
 	cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
 }
 
 /* NMI context. */
-static int native_rdmsr(u32 msr, u64 *val)
+static int hwpmc_native_rdmsr(u32 msr, u64 *val)
 {
 	return rdmsrl_safe(msr, val) ? -EIO : 0;
 }
 
 /* NMI context. */
-static int native_wrmsr(u32 msr, u64 val)
+static int hwpmc_native_wrmsr(u32 msr, u64 val)
 {
 	return wrmsrl_safe(msr, val) ? -EIO : 0;
 }
 
 /* NMI context. */
-static u64 native_rdpmc(u32 index)
+static u64 hwpmc_native_rdpmc(u32 index)
 {
 	u32 lo, hi;
 
@@ -37,10 +37,10 @@ static u64 native_rdpmc(u32 index)
 
 const struct hwpmc_pmu_ops hwpmc_pmu_native = {
 	.name	= "native",
-	.cpuid	= native_cpuid,
-	.rdmsr	= native_rdmsr,
-	.wrmsr	= native_wrmsr,
-	.rdpmc	= native_rdpmc,
+	.cpuid	= hwpmc_native_cpuid,
+	.read_msr	= hwpmc_native_rdmsr,
+	.write_msr	= hwpmc_native_wrmsr,
+	.read_pmc	= hwpmc_native_rdpmc,
 };
 
 const struct hwpmc_pmu_ops *hwpmc_pmu = &hwpmc_pmu_native;

@@ -19,10 +19,10 @@ struct hwpmc_pmu_ops {
 	/* CPUID leaf/subleaf: regs[0..3] = eax, ebx, ecx, edx. */
 	void (*cpuid)(u32 leaf, u32 subleaf, u32 regs[4]);
 	/* 0, or -EIO if the MSR does not exist. */
-	int (*rdmsr)(u32 msr, u64 *val);
-	int (*wrmsr)(u32 msr, u64 val);
-	/* RDPMC with ECX = @index. */
-	u64 (*rdpmc)(u32 index);
+	int (*read_msr)(u32 msr, u64 *val);
+	int (*write_msr)(u32 msr, u64 val);
+	/* RDPMC with ECX = @index.  (Named so: rdmsr, wrmsr and rdpmc are macros.) */
+	u64 (*read_pmc)(u32 index);
 };
 
 /* The ops in use; set once at load, before any class probes. */

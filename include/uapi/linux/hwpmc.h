@@ -22,7 +22,7 @@
 
 /* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
 #define HWPMC_VERSION_MAJOR	1
-#define HWPMC_VERSION_MINOR	0
+#define HWPMC_VERSION_MINOR	1
 #define HWPMC_VERSION_PATCH	0
 #define HWPMC_VERSION_MAKE(maj, min, pat) \
 	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
@@ -159,7 +159,8 @@ struct pmc_info {
 	__u32	pm_event;		/* its event code */
 	__u32	pm_flags;		/* its PMC_F_* allocation flags */
 	__u64	pm_reloadcount;		/* its sampling period */
-	__u32	pm_reserved[4];
+	__u32	pm_unavailable;		/* 1: held by another PMU user (perf) */
+	__u32	pm_reserved[3];
 };
 
 /* GETPMCINFO: rows of one CPU.  Pass pm_info = 0 to learn pm_npmc.  If

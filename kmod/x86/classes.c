@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: the x86 hardware classes' ops tables, and the backend's setup:
+ * choosing the PMU ops (native; the test model in the test flavor),
+ * detecting the PMU, registering the NMI handler.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "x86.h"
+
+static unsigned int x86_iap_probe(void)
+{
+	return hwpmc_iap_hw.nctr();
+}
+
+static unsigned int x86_iaf_probe(void)
+{
+	return hwpmc_iaf_hw.nctr();
+}
+
+static unsigned int x86_k8_probe(void)
+{
+	return hwpmc_k8_hw.nctr();
+}
+
+static u32 x86_iap_width(void)
+{
+	return hwpmc_iap_hw.width();
+}
+
+static u32 x86_iaf_width(void)
+{
+	return hwpmc_iaf_hw.width();
+}
+
+static u32 x86_k8_width(void)
+{
+	return hwpmc_k8_hw.width();
+}
+
+#define HWPMC_X86_CAPS (PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
+			PMC_CAP_READ | PMC_CAP_WRITE)
+#define HWPMC_X86_MODES (BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) | \
+			 BIT(PMC_MODE_TS) | BIT(PMC_MODE_TC))
+
+#define HWPMC_X86_OPS							\
+	.modes		= HWPMC_X86_MODES,				\
+	.allocate	= hwpmc_x86_allocate,				\
+	.release	= hwpmc_x86_release,				\
+	.start		= hwpmc_x86_start,				\
+	.stop		= hwpmc_x86_stop,				\
+	.read		= hwpmc_x86_read,				\
+	.write		= hwpmc_x86_write,				\
+	.cpu_online	= hwpmc_x86_cpu_online,				\
+	.cpu_offline	= hwpmc_x86_cpu_offline,			\
+	.row_ok		= hwpmc_x86_row_ok,				\
+	.unavailable	= hwpmc_x86_unavailable,			\
+	.get_msr	= hwpmc_x86_get_msr
+
+static const struct hwpmc_x86_class hwpmc_iap_class = {
+	.ops = {
+		.name		= "IAP",
+		.class		= PMC_CLASS_IAP,
+		.caps		= HWPMC_X86_CAPS | PMC_CAP_EDGE |
+				  PMC_CAP_THRESHOLD | PMC_CAP_INVERT |
+				  PMC_CAP_QUALIFIER | PMC_CAP_ANYTHREAD,
+		.probe		= x86_iap_probe,
+		.get_width	= x86_iap_width,
+		HWPMC_X86_OPS,
+	},
+	.hw = &hwpmc_iap_hw,
+};
+
+static const struct hwpmc_x86_class hwpmc_iaf_class = {
+	.ops = {
+		.name		= "IAF",
+		.class		= PMC_CLASS_IAF,
+		.caps		= HWPMC_X86_CAPS | PMC_CAP_ANYTHREAD,
+		.probe		= x86_iaf_probe,
+		.get_width	= x86_iaf_width,
+		HWPMC_X86_OPS,
+	},
+	.hw = &hwpmc_iaf_hw,
+};
+
+static const struct hwpmc_x86_class hwpmc_k8_class = {
+	.ops = {
+		.name		= "K8",
+		.class		= PMC_CLASS_K8,
+		.caps		= HWPMC_X86_CAPS | PMC_CAP_EDGE |
+				  PMC_CAP_THRESHOLD | PMC_CAP_INVERT |
+				  PMC_CAP_QUALIFIER,
+		.probe		= x86_k8_probe,
+		.get_width	= x86_k8_width,
+		HWPMC_X86_OPS,
+	},
+	.hw = &hwpmc_k8_hw,
+};
+
+const struct hwpmc_class_ops *const hwpmc_iap_ops = &hwpmc_iap_class.ops;
+const struct hwpmc_class_ops *const hwpmc_iaf_ops = &hwpmc_iaf_class.ops;
+const struct hwpmc_class_ops *const hwpmc_k8_ops = &hwpmc_k8_class.ops;
+
+#ifdef HWPMC_TESTING
+static char *pmu_model = "";
+module_param(pmu_model, charp, 0444);
+MODULE_PARM_DESC(pmu_model, "Test only: use the software PMU model 'intel' or 'amd'");
+#endif
+
+static bool hwpmc_x86_nmi_registered;
+
+/* Before the classes probe: which PMU, and its NMI handler. */
+int hwpmc_x86_init(void)
+{
+	int err;
+
+#ifdef HWPMC_TESTING
+	if (*pmu_model) {
+		hwpmc_pmu = hwpmc_pmu_model_init(pmu_model);
+		if (!hwpmc_pmu) {
+			pr_err("pmu_model=%s: unknown model (intel, amd)\n",
+			       pmu_model);
+			hwpmc_pmu = &hwpmc_pmu_native;
+			return -EINVAL;
+		}
+	}
+#endif
+	if (hwpmc_x86_detect()) {
+		pr_info("no usable PMU (%s): TSC and SOFT classes only\n",
+			hwpmc_pmu->name);
+		return 0;
+	}
+	err = hwpmc_x86_nmi_init();
+	if (err)
+		return err;
+	hwpmc_x86_nmi_registered = true;
+	return 0;
+}
+
+void hwpmc_x86_fini(void)
+{
+	if (hwpmc_x86_nmi_registered)
+		hwpmc_x86_nmi_fini();
+	hwpmc_x86_nmi_registered = false;
+#ifdef HWPMC_TESTING
+	if (hwpmc_pmu != &hwpmc_pmu_native)
+		hwpmc_pmu_model_fini();
+	hwpmc_pmu = &hwpmc_pmu_native;
+#endif
+}
+
+u32 hwpmc_cputype(void)
+{
+	return hwpmc_x86.cputype;
+}

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: the x86 hardware classes IAP, IAF (Intel) and K8 (AMD).
+ *
+ * A system-scope PMC lives on its CPU's counter from start to stop.  A
+ * process-scope PMC is loaded on a CPU's counter when a thread of a
+ * target process is switched in and unloaded (its count credited) when
+ * it is switched out, so only tasks that have PMCs pay for them.  Counting
+ * PMCs start their counter at zero; sampling PMCs at minus the events
+ * left in their period, so that the counter overflows (and the NMI
+ * handler takes a sample) exactly at the period.
+ *
+ * Before any counter is touched, hwpmc reserves all of them with the
+ * kernel's reservation protocol, which perf honours: perf cannot start
+ * hardware events while hwpmc holds them, and hwpmc cannot allocate (EBUSY)
+ * while perf (or the NMI watchdog, which is a perf event) holds them.
+ * Fixed counters, the global control and LVTPC are not covered by that
+ * protocol; they are guarded by holding the general counters too.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <linux/cpu.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <asm/nmi.h>
+
+#include "x86.h"
+
+DEFINE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
+
+static atomic_t x86_nproc;		/* running process-scope PMCs */
+atomic_t hwpmc_x86_nsampling;		/* running sampling PMCs */
+static unsigned int x86_nhw;		/* allocated hardware PMCs, sx */
+
+static unsigned int x86_idx(const struct hwpmc_pmc *pm)
+{
+	return pm->row - pm->cls->firstrow;
+}
+
+static u64 x86_gbit(const struct hwpmc_x86_hw *hw, unsigned int idx)
+{
+	return BIT_ULL(hw->global_bit0 + idx);
+}
+
+/*
+ * Program @pm's counter on this CPU to @start and enable it.  IRQs off;
+ * may be interrupted by the NMI handler, which ignores the row until it
+ * is published as loaded.  No locks.
+ */
+static void x86_load(struct hwpmc_pmc *pm, u64 start)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	unsigned int idx = x86_idx(pm);
+	u64 mask = hwpmc_x86_mask(hw);
+
+	hwpmc_pmu->write_msr(hw->ctr_msr(idx), start & mask);
+	xc->base[pm->row] = start & mask;
+	hw->control(idx, pm->hwctl | hw->en |
+		    (hwpmc_is_sampling(pm) ? hw->intr : 0));
+	if (hwpmc_x86.has_global) {
+		xc->gctl |= x86_gbit(hw, idx);
+		hwpmc_pmu->write_msr(hwpmc_x86.global_ctrl, xc->gctl);
+	}
+	barrier();
+	WRITE_ONCE(xc->loaded[pm->row], pm);
+}
+
+/* Disable @pm's counter on this CPU; returns its value.  IRQs off. */
+static u64 x86_unload(struct hwpmc_pmc *pm)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	unsigned int idx = x86_idx(pm);
+	u64 v = 0;
+
+	WRITE_ONCE(xc->loaded[pm->row], NULL);
+	barrier();
+	hw->control(idx, 0);
+	if (hwpmc_x86.has_global) {
+		xc->gctl &= ~x86_gbit(hw, idx);
+		hwpmc_pmu->write_msr(hwpmc_x86.global_ctrl, xc->gctl);
+	}
+	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
+	return v & hwpmc_x86_mask(hw);
+}
+
+/*
+ * Credit what @pm's counter counted since it was last folded (@v is its
+ * value now) to @pm and to @task's target.  IRQs off, no locks.
+ */
+static void x86_credit(struct hwpmc_pmc *pm, struct task_struct *task, u64 v)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	u64 mask = hwpmc_x86_mask(hw), delta = (v - xc->base[pm->row]) & mask;
+	struct hwpmc_target *pt;
+
+	xc->base[pm->row] = v;
+	if (hwpmc_is_sampling(pm)) {
+		/* Events left to the next overflow, for the next load. */
+		if (v & (mask ^ (mask >> 1)))
+			atomic64_set(&pm->remaining, (-v) & mask);
+		return;
+	}
+	if (hwpmc_is_system(pm) || !task) {
+		atomic64_add(delta, &pm->value);
+		return;
+	}
+	rcu_read_lock();
+	pt = hwpmc_target_find(task, pm);
+	if (pt)
+		hwpmc_target_add(pt, task, delta);
+	else
+		atomic64_add(delta, &pm->value);	/* detached meanwhile */
+	rcu_read_unlock();
+}
+
+static u64 x86_start_value(struct hwpmc_pmc *pm)
+{
+	s64 left = atomic64_read(&pm->remaining);
+
+	if (!hwpmc_is_sampling(pm))
+		return 0;
+	if (left <= 0)
+		left = pm->reload;
+	return (u64)-left;
+}
+
+static bool x86_is_hw(const struct hwpmc_pmc *pm)
+{
+	return pm->cls->ops->cpu_online == hwpmc_x86_cpu_online;
+}
+
+/*
+ * sched_switch (IRQs off, runqueue locked): unload @prev's process-scope
+ * counters, crediting them, and load @next's.  No locks, no allocation.
+ */
+void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next)
+{
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+	unsigned int r, n = hwpmc_nrows();
+
+	if (!atomic_read(&x86_nproc))
+		return;
+	for (r = 0; r < n; r++) {
+		struct hwpmc_pmc *pm = xc->loaded[r];
+
+		if (pm && !hwpmc_is_system(pm))
+			x86_credit(pm, prev, x86_unload(pm));
+	}
+	rcu_read_lock();
+	pp = hwpmc_proc_find(next->signal);
+	if (pp) {
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
+			struct hwpmc_pmc *pm = pt->pm;
+
+			if (x86_is_hw(pm) && hwpmc_running(pm) &&
+			    !xc->loaded[pm->row])
+				x86_load(pm, x86_start_value(pm));
+		}
+	}
+	rcu_read_unlock();
+}
+
+/* Is current (on this CPU) in a process that @pm is attached to? */
+static bool x86_current_targeted(struct hwpmc_pmc *pm)
+{
+	bool found;
+
+	rcu_read_lock();
+	found = !!hwpmc_target_find(current, pm);
+	rcu_read_unlock();
+	return found;
+}
+
+/* IPI: start @pm on this CPU if it belongs here. */
+static void x86_start_ipi(void *arg)
+{
+	struct hwpmc_pmc *pm = arg;
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+
+	if (hwpmc_is_sampling(pm))
+		hwpmc_x86_lvtpc_nmi();
+	if (xc->loaded[pm->row])
+		return;
+	if (hwpmc_is_system(pm) || x86_current_targeted(pm))
+		x86_load(pm, x86_start_value(pm));
+}
+
+/* IPI: stop @pm on this CPU, crediting what it counted. */
+static void x86_stop_ipi(void *arg)
+{
+	struct hwpmc_pmc *pm = arg;
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+
+	if (xc->loaded[pm->row] == pm)
+		x86_credit(pm, current, x86_unload(pm));
+}
+
+/* IPI: credit what @pm counted so far on this CPU, leaving it running. */
+static void x86_fold_ipi(void *arg)
+{
+	struct hwpmc_pmc *pm = arg;
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	u64 v = 0;
+
+	if (xc->loaded[pm->row] != pm)
+		return;
+	hwpmc_pmu->read_msr(hw->ctr_msr(x86_idx(pm)), &v);
+	x86_credit(pm, current, v & hwpmc_x86_mask(hw));
+}
+
+/* Run @fn where @pm lives: its CPU, or every CPU for process scope. */
+static void x86_on_pmc_cpus(struct hwpmc_pmc *pm, smp_call_func_t fn)
+{
+	if (!hwpmc_is_system(pm)) {
+		on_each_cpu(fn, pm, 1);
+		return;
+	}
+	cpus_read_lock();
+	if (cpu_online(pm->cpu))
+		smp_call_function_single(pm->cpu, fn, pm, 1);
+	cpus_read_unlock();
+}
+
+void hwpmc_x86_start(struct hwpmc_pmc *pm)
+{
+	atomic64_set(&pm->remaining, pm->reload);
+	if (hwpmc_is_sampling(pm))
+		atomic_inc(&hwpmc_x86_nsampling);
+	if (!hwpmc_is_system(pm))
+		atomic_inc(&x86_nproc);
+	x86_on_pmc_cpus(pm, x86_start_ipi);
+}
+
+void hwpmc_x86_stop(struct hwpmc_pmc *pm)
+{
+	x86_on_pmc_cpus(pm, x86_stop_ipi);
+	if (!hwpmc_is_system(pm))
+		atomic_dec(&x86_nproc);
+	if (hwpmc_is_sampling(pm))
+		atomic_dec(&hwpmc_x86_nsampling);
+}
+
+u64 hwpmc_x86_read(struct hwpmc_pmc *pm)
+{
+	if (hwpmc_running(pm))
+		x86_on_pmc_cpus(pm, x86_fold_ipi);
+	return atomic64_read(&pm->value);
+}
+
+void hwpmc_x86_write(struct hwpmc_pmc *pm, u64 value)
+{
+	atomic64_set(&pm->value, value);
+}
+
+/* --- reservation with perf ------------------------------------------- */
+
+static u32 x86_evsel_msr(unsigned int i)
+{
+	if (hwpmc_x86.intel)
+		return HWPMC_MSR_IA32_PERFEVTSEL0 + i;
+	return hwpmc_x86.ext_core ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
+				    HWPMC_MSR_K7_EVNTSEL0 + i;
+}
+
+static u32 x86_perfctr_msr(unsigned int i)
+{
+	return hwpmc_x86.intel ? hwpmc_iap_hw.ctr_msr(i) :
+				 hwpmc_k8_hw.ctr_msr(i);
+}
+
+static void x86_release_counters(unsigned int n)
+{
+	while (n--) {
+		release_evntsel_nmi(x86_evsel_msr(n));
+		release_perfctr_nmi(x86_perfctr_msr(n));
+	}
+}
+
+/* Take every general counter from perf, or none.  hwpmc_sx held. */
+static int x86_reserve_counters(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_x86.ngp; i++) {
+		if (!reserve_perfctr_nmi(x86_perfctr_msr(i)))
+			break;
+		if (!reserve_evntsel_nmi(x86_evsel_msr(i))) {
+			release_perfctr_nmi(x86_perfctr_msr(i));
+			break;
+		}
+	}
+	if (i == hwpmc_x86.ngp)
+		return 0;
+	x86_release_counters(i);
+	return -EBUSY;
+}
+
+/* GETPMCINFO: does someone else (perf) hold this machine's counters? */
+bool hwpmc_x86_unavailable(const struct hwpmc_class *cls, unsigned int idx)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (x86_nhw)
+		return false;		/* we hold them */
+	if (x86_reserve_counters())
+		return true;
+	x86_release_counters(hwpmc_x86.ngp);
+	return false;
+}
+
+bool hwpmc_x86_row_ok(const struct hwpmc_class *cls, unsigned int idx,
+		      const struct pmc_op_pmcallocate *a)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(cls->ops);
+
+	return !hw->row_ok || hw->row_ok(idx, a);
+}
+
+int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
+		       const struct pmc_op_pmcallocate *a)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	int err;
+
+	lockdep_assert_held(&hwpmc_sx);
+	err = hw->validate(a, x86_idx(pm), &pm->hwctl);
+	if (err)
+		return err;
+	if (!x86_nhw && x86_reserve_counters()) {
+		pr_info_ratelimited("the PMU's counters are in use by perf (the NMI watchdog holds one: 'sysctl kernel.nmi_watchdog=0' frees it)\n");
+		return -EBUSY;
+	}
+	x86_nhw++;
+	if (hwpmc_is_system(pm))
+		per_cpu(hwpmc_x86_cpu, pm->cpu).sys[pm->row] = pm;
+	return 0;
+}
+
+void hwpmc_x86_release(struct hwpmc_pmc *pm)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (hwpmc_is_system(pm))
+		per_cpu(hwpmc_x86_cpu, pm->cpu).sys[pm->row] = NULL;
+	if (!--x86_nhw)
+		x86_release_counters(hwpmc_x86.ngp);
+}
+
+/* PMCGETMSR: the RDPMC index of @pm's counter. */
+int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+
+	*index = hw->rdpmc_base + x86_idx(pm);
+	return 0;
+}
+
+/* CPU hotplug, on the CPU itself: system PMCs follow their CPU. */
+void hwpmc_x86_cpu_online(unsigned int cpu)
+{
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	unsigned int r, n = hwpmc_nrows();
+
+	xc->gctl = 0;
+	xc->fixed_ctl = 0;
+	for (r = 0; r < n; r++) {
+		struct hwpmc_pmc *pm = xc->sys[r];
+
+		if (pm && hwpmc_running(pm)) {
+			if (hwpmc_is_sampling(pm))
+				hwpmc_x86_lvtpc_nmi();
+			x86_load(pm, x86_start_value(pm));
+		}
+	}
+}
+
+void hwpmc_x86_cpu_offline(unsigned int cpu)
+{
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	unsigned int r, n = hwpmc_nrows();
+	unsigned long flags;
+
+	local_irq_save(flags);
+	for (r = 0; r < n; r++) {
+		struct hwpmc_pmc *pm = xc->loaded[r];
+
+		if (pm)
+			x86_credit(pm, NULL, x86_unload(pm));
+	}
+	local_irq_restore(flags);
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwpmc: what PMU this machine has, from CPUID (through the PMU ops, so
+ * that the test model can stand in for the CPU).
+ *  Intel: architectural PerfMon, CPUID leaf 0AH, versions 1 to 5.
+ *  AMD:   4 legacy counters; 6 with PerfCtrExtCore (CPUID 8000_0001H
+ *         ECX[23]); PerfMonV2 (CPUID 8000_0022H) adds global control,
+ *         status and status-clear MSRs and reports the counter count.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/string.h>
+#include <linux/bits.h>
+
+#include "x86.h"
+
+struct hwpmc_x86_info hwpmc_x86;
+
+static void hwpmc_cpuid(u32 leaf, u32 *r)
+{
+	hwpmc_pmu->cpuid(leaf, 0, r);
+}
+
+static void hwpmc_detect_intel(void)
+{
+	u32 r[4], len;
+
+	hwpmc_cpuid(0, r);
+	if (r[0] < HWPMC_CPUID_ARCH_PERFMON)
+		return;
+	hwpmc_cpuid(HWPMC_CPUID_ARCH_PERFMON, r);
+	hwpmc_x86.version = r[0] & 0xff;
+	if (!hwpmc_x86.version)
+		return;			/* no architectural PerfMon */
+	hwpmc_x86.ngp = (r[0] >> 8) & 0xff;
+	hwpmc_x86.width = (r[0] >> 16) & 0xff;
+	/* EBX bit i set: architectural event i is not available. */
+	len = (r[0] >> 24) & 0x1f;
+	hwpmc_x86.unavail = len ? r[1] & GENMASK(len - 1, 0) : 0;
+	if (hwpmc_x86.version >= 2) {
+		hwpmc_x86.nfixed = r[3] & 0x1f;
+		hwpmc_x86.fixed_width = (r[3] >> 5) & 0xff;
+		hwpmc_x86.fixed_mask = hwpmc_x86.nfixed ?
+			GENMASK(hwpmc_x86.nfixed - 1, 0) : 0;
+		/* Version 5: ECX is a bitmap of the fixed counters too. */
+		if (hwpmc_x86.version >= 5)
+			hwpmc_x86.fixed_mask |= r[2];
+		hwpmc_x86.nfixed = fls(hwpmc_x86.fixed_mask);
+		hwpmc_x86.has_global = true;
+		hwpmc_x86.global_ctrl = HWPMC_MSR_IA32_GLOBAL_CTRL;
+		hwpmc_x86.global_status = HWPMC_MSR_IA32_GLOBAL_STATUS;
+		hwpmc_x86.global_ovf = HWPMC_MSR_IA32_GLOBAL_OVF_CTRL;
+	}
+	hwpmc_x86.intel = hwpmc_x86.ngp > 0 && hwpmc_x86.width >= 32;
+	hwpmc_x86.cputype = PMC_CPU_INTEL_ARCH;
+}
+
+static void hwpmc_detect_amd(void)
+{
+	u32 r[4], max;
+
+	hwpmc_cpuid(0x80000000, r);
+	max = r[0];
+	if (max < HWPMC_CPUID_AMD_EXT_FEATURES)
+		return;
+	hwpmc_cpuid(HWPMC_CPUID_AMD_EXT_FEATURES, r);
+	hwpmc_x86.ext_core = r[2] & BIT(23);
+	hwpmc_x86.ngp = hwpmc_x86.ext_core ? 6 : 4;
+	hwpmc_x86.width = 48;
+	hwpmc_x86.cputype = hwpmc_x86.ext_core ? PMC_CPU_AMD_EXT :
+			    PMC_CPU_AMD_K8;
+	if (max >= HWPMC_CPUID_AMD_PERFMON) {
+		hwpmc_cpuid(HWPMC_CPUID_AMD_PERFMON, r);
+		if (r[0] & BIT(0)) {
+			hwpmc_x86.ngp = r[1] & 0xf;
+			hwpmc_x86.has_global = true;
+			hwpmc_x86.global_ctrl = HWPMC_MSR_AMD_GLOBAL_CTL;
+			hwpmc_x86.global_status = HWPMC_MSR_AMD_GLOBAL_STATUS;
+			hwpmc_x86.global_ovf = HWPMC_MSR_AMD_GLOBAL_STATUS_CLR;
+			hwpmc_x86.cputype = PMC_CPU_AMD_V2;
+		}
+	}
+	hwpmc_x86.amd = hwpmc_x86.ngp > 0;
+}
+
+/*
+ * A counter that does not keep what is written to it is no counter: a
+ * virtual machine without a PMU may accept the MSRs and read zero.
+ */
+static bool hwpmc_counter_works(u32 msr)
+{
+	u64 v = 0;
+	bool ok;
+
+	if (hwpmc_pmu->write_msr(msr, 0x5a5a5a) || hwpmc_pmu->read_msr(msr, &v))
+		return false;
+	ok = v == 0x5a5a5a;
+	hwpmc_pmu->write_msr(msr, 0);
+	return ok;
+}
+
+/* Fill hwpmc_x86; returns 0 when a usable PMU is there, -ENODEV if not. */
+int hwpmc_x86_detect(void)
+{
+	u32 r[4];
+	char vendor[13];
+
+	memset(&hwpmc_x86, 0, sizeof(hwpmc_x86));
+	hwpmc_cpuid(0, r);
+	memcpy(vendor, &r[1], 4);
+	memcpy(vendor + 4, &r[3], 4);
+	memcpy(vendor + 8, &r[2], 4);
+	vendor[12] = 0;
+	if (!strcmp(vendor, "GenuineIntel"))
+		hwpmc_detect_intel();
+	else if (!strcmp(vendor, "AuthenticAMD") ||
+		 !strcmp(vendor, "HygonGenuine"))
+		hwpmc_detect_amd();
+	if (hwpmc_x86.intel &&
+	    !hwpmc_counter_works(hwpmc_iap_hw.ctr_msr(0)))
+		hwpmc_x86.intel = false;
+	if (hwpmc_x86.amd && !hwpmc_counter_works(hwpmc_k8_hw.ctr_msr(0)))
+		hwpmc_x86.amd = false;
+	if (!hwpmc_x86.intel && !hwpmc_x86.amd) {
+		memset(&hwpmc_x86, 0, sizeof(hwpmc_x86));
+		hwpmc_x86.cputype = PMC_CPU_GENERIC;
+		return -ENODEV;
+	}
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwpmc: the x86 hardware backend's shared declarations.
+ */
+#ifndef _HWPMC_X86_H
+#define _HWPMC_X86_H
+
+#include "../hwpmc.h"
+#include "pmu.h"
+
+/* What CPUID says this machine's PMU is (filled by hwpmc_x86_detect()). */
+struct hwpmc_x86_info {
+	u32 cputype;			/* PMC_CPU_* */
+	bool intel, amd;
+	unsigned int version;		/* Intel arch PerfMon version */
+	unsigned int ngp;		/* programmable counters */
+	unsigned int nfixed;		/* Intel fixed counters */
+	u32 fixed_mask;			/* fixed counters present (bitmap) */
+	unsigned int width, fixed_width;
+	u32 unavail;			/* Intel: CPUID.0AH:EBX, absent events */
+	bool has_global;		/* global ctrl/status MSRs */
+	bool ext_core;			/* AMD PerfCtrExtCore */
+	u32 global_ctrl, global_status, global_ovf;
+};
+
+extern struct hwpmc_x86_info hwpmc_x86;
+
+/* The register layout of one hardware class (const, per vendor). */
+struct hwpmc_x86_hw {
+	u32 (*ctr_msr)(unsigned int i);
+	/* Program counter @i's control with @ctl (0: off). */
+	void (*control)(unsigned int i, u64 ctl);
+	u32 rdpmc_base;			/* RDPMC index of counter 0 */
+	unsigned int global_bit0;	/* global ctrl/status bit of counter 0 */
+	unsigned int (*nctr)(void);
+	unsigned int (*width)(void);
+	/* Validate an allocation; the control value (without EN/INT). */
+	int (*validate)(const struct pmc_op_pmcallocate *a, unsigned int idx,
+			u64 *ctl);
+	/* Can counter @idx count event @a at all? (fixed counters) */
+	bool (*row_ok)(unsigned int idx, const struct pmc_op_pmcallocate *a);
+	u64 en, intr;			/* control bits: enable, interrupt */
+};
+
+struct hwpmc_x86_class {
+	struct hwpmc_class_ops ops;
+	const struct hwpmc_x86_hw *hw;
+};
+
+static inline const struct hwpmc_x86_hw *hwpmc_x86_hw_of(
+	const struct hwpmc_class_ops *ops)
+{
+	return container_of(ops, struct hwpmc_x86_class, ops)->hw;
+}
+
+int hwpmc_x86_detect(void);
+extern const struct hwpmc_x86_hw hwpmc_iap_hw, hwpmc_iaf_hw, hwpmc_k8_hw;
+
+/* core.c, for the classes and the NMI handler. */
+int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
+		       const struct pmc_op_pmcallocate *a);
+void hwpmc_x86_release(struct hwpmc_pmc *pm);
+void hwpmc_x86_start(struct hwpmc_pmc *pm);
+void hwpmc_x86_stop(struct hwpmc_pmc *pm);
+u64 hwpmc_x86_read(struct hwpmc_pmc *pm);
+void hwpmc_x86_write(struct hwpmc_pmc *pm, u64 value);
+void hwpmc_x86_cpu_online(unsigned int cpu);
+void hwpmc_x86_cpu_offline(unsigned int cpu);
+bool hwpmc_x86_row_ok(const struct hwpmc_class *cls, unsigned int idx,
+		      const struct pmc_op_pmcallocate *a);
+bool hwpmc_x86_unavailable(const struct hwpmc_class *cls, unsigned int idx);
+int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index);
+int hwpmc_x86_nmi_init(void);
+void hwpmc_x86_nmi_fini(void);
+void hwpmc_x86_lvtpc_nmi(void);
+
+/* The per-CPU hardware state the switch, IPIs and the NMI handler share. */
+struct hwpmc_x86_cpu {
+	struct hwpmc_pmc *loaded[HWPMC_MAX_ROWS];	/* on the counter now */
+	u64 base[HWPMC_MAX_ROWS];	/* counter value when last folded */
+	struct hwpmc_pmc *sys[HWPMC_MAX_ROWS];	/* system PMCs of this CPU */
+	u64 gctl;			/* shadow of the global control */
+	u64 fixed_ctl;			/* shadow of IA32_FIXED_CTR_CTRL */
+};
+
+DECLARE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
+
+static inline u64 hwpmc_x86_mask(const struct hwpmc_x86_hw *hw)
+{
+	return GENMASK_ULL(hw->width() - 1, 0);
+}
+
+#endif /* _HWPMC_X86_H */
