@@ -21,6 +21,7 @@ struct hwpmc_pmc;
 struct hwpmc_owner;
 struct hwpmc_class;
 struct linux_binprm;
+struct mm_struct;
 struct pt_regs;
 
 /* Module parameters (read-only tunables), validated at load. */
@@ -78,8 +79,10 @@ struct hwpmc_class_ops {
 		       const struct pmc_op_pmcallocate *a);
 	/* Optional: is row @idx held by another user of the PMU (perf)? */
 	bool (*unavailable)(const struct hwpmc_class *cls, unsigned int idx);
-	/* Optional: PMCGETMSR's RDPMC index. */
+	/* Optional: PMCGETMSR's RDPMC index (and user RDPMC granted). */
 	int (*get_msr)(struct hwpmc_pmc *pm, u32 *index);
+	/* With get_msr: the PMC no longer qualifies for user RDPMC. */
+	void (*revoke_msr)(struct hwpmc_pmc *pm);
 };
 
 struct hwpmc_class {
@@ -147,6 +150,7 @@ struct hwpmc_owner {
 /* pm->pflags */
 #define HWPMC_PF_ATTACHED_ONCE	0x1	/* has had a target */
 #define HWPMC_PF_DETACHED_ALL	0x2	/* explicitly detached from all */
+#define HWPMC_PF_MSR_TAKEN	0x4	/* PMCGETMSR handed out its index */
 
 /* A PMC.  Fields read by hooks are marked; the rest belong to hwpmc_sx. */
 struct hwpmc_pmc {
@@ -158,6 +162,7 @@ struct hwpmc_pmc {
 	u32 cpu;			/* system scope */
 	u64 config, config1;
 	u64 hwctl;			/* hardware control value (x86) */
+	struct mm_struct *rdpmc_mm;	/* user RDPMC granted to this mm */
 	u64 reload;			/* sampling period */
 	int state;			/* hooks: READ_ONCE() */
 	unsigned int pflags;

@@ -555,6 +555,9 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 		return err;
 	if (hwpmc_is_system(pm))
 		return -EINVAL;
+	/* hwpmc(4): its MSR was handed out, so it stays with its owner. */
+	if (pm->pflags & HWPMC_PF_MSR_TAKEN)
+		return -EPERM;
 	err = hwpmc_target_task(a->pm_pid, &task);
 	if (err)
 		return err;
@@ -586,6 +589,9 @@ int hwpmc_op_pmcdetach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 	err = hwpmc_detach(pm, task);
 	if (!err)
 		hwpmc_log_pmcdetach(pm, task_tgid_nr(task));
+	/* Detached from its owner: user RDPMC no longer applies. */
+	if (!err && pm->cls->ops->revoke_msr)
+		pm->cls->ops->revoke_msr(pm);
 	put_task_struct(task);
 	return err;
 }
@@ -617,7 +623,10 @@ int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a)
 	/* A class without RDPMC: ENOSYS on FreeBSD. */
 	if (!pm->cls->ops->get_msr)
 		return -EOPNOTSUPP;
-	return pm->cls->ops->get_msr(pm, &a->pm_msr);
+	err = pm->cls->ops->get_msr(pm, &a->pm_msr);
+	if (!err)
+		pm->pflags |= HWPMC_PF_MSR_TAKEN;
+	return err;
 }
 
 static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,

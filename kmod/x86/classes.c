@@ -58,7 +58,8 @@ static u32 x86_k8_width(void)
 	.cpu_offline	= hwpmc_x86_cpu_offline,			\
 	.row_ok		= hwpmc_x86_row_ok,				\
 	.unavailable	= hwpmc_x86_unavailable,			\
-	.get_msr	= hwpmc_x86_get_msr
+	.get_msr	= hwpmc_x86_get_msr,				\
+	.revoke_msr	= hwpmc_x86_rdpmc_revoke
 
 static const struct hwpmc_x86_class hwpmc_iap_class = {
 	.ops = {

@@ -25,6 +25,10 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <asm/nmi.h>
+#include <asm/tlbflush.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/pid.h>
 
 #include "x86.h"
 
@@ -346,19 +350,72 @@ int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
 void hwpmc_x86_release(struct hwpmc_pmc *pm)
 {
 	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_x86_rdpmc_revoke(pm);
 	if (hwpmc_is_system(pm))
 		per_cpu(hwpmc_x86_cpu, pm->cpu).sys[pm->row] = NULL;
 	if (!--x86_nhw)
 		x86_release_counters(hwpmc_x86.ngp);
 }
 
-/* PMCGETMSR: the RDPMC index of @pm's counter. */
+/*
+ * User-mode RDPMC.  The kernel lets a process use RDPMC while its mm's
+ * perf_rdpmc_allowed is non-zero (switch_mm sets CR4.PCE from it); hwpmc
+ * holds one count on the owner's mm while a PMC whose index it handed out
+ * qualifies, and updates CR4.PCE at once on the CPUs running that mm.
+ */
+static void x86_pce_ipi(void *arg)
+{
+	struct mm_struct *mm = arg;
+
+	if (current->mm != mm)
+		return;
+	if (atomic_read(&mm->context.perf_rdpmc_allowed))
+		cr4_update_irqsoff(X86_CR4_PCE, 0);
+	else
+		cr4_update_irqsoff(0, X86_CR4_PCE);
+}
+
+static void x86_rdpmc_update(struct mm_struct *mm, int delta)
+{
+	atomic_add(delta, &mm->context.perf_rdpmc_allowed);
+	on_each_cpu(x86_pce_ipi, mm, 1);
+}
+
+/* PMCGETMSR: the RDPMC index of @pm's counter, usable by its owner. */
 int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index)
 {
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	struct task_struct *task;
+	struct mm_struct *mm;
 
+	lockdep_assert_held(&hwpmc_sx);
 	*index = hw->rdpmc_base + x86_idx(pm);
+	if (pm->rdpmc_mm)
+		return 0;
+	task = get_pid_task(pm->po->pid, PIDTYPE_TGID);
+	mm = task ? get_task_mm(task) : NULL;
+	if (task)
+		put_task_struct(task);
+	if (!mm)
+		return -ESRCH;
+	mmgrab(mm);
+	mmput(mm);
+	pm->rdpmc_mm = mm;
+	x86_rdpmc_update(mm, 1);
 	return 0;
+}
+
+/* @pm no longer qualifies for user RDPMC (detached, released). */
+void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm)
+{
+	struct mm_struct *mm = pm->rdpmc_mm;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (!mm)
+		return;
+	pm->rdpmc_mm = NULL;
+	x86_rdpmc_update(mm, -1);
+	mmdrop(mm);
 }
 
 /* CPU hotplug, on the CPU itself: system PMCs follow their CPU. */

@@ -70,6 +70,7 @@ bool hwpmc_x86_row_ok(const struct hwpmc_class *cls, unsigned int idx,
 		      const struct pmc_op_pmcallocate *a);
 bool hwpmc_x86_unavailable(const struct hwpmc_class *cls, unsigned int idx);
 int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index);
+void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm);
 int hwpmc_x86_nmi_init(void);
 void hwpmc_x86_nmi_fini(void);
 void hwpmc_x86_lvtpc_nmi(void);
