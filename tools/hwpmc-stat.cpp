@@ -136,9 +136,9 @@ void usage(FILE *out) {
         "                      'sysctl kernel.hwpmc.unprivileged_syspmcs=1')\n"
         "  -C, -c, --cpu CPUS  only these CPUs, e.g. 0,2-3 (implies -a)\n"
         "  -A, --no-aggr       with -a: one row per CPU instead of the sum\n"
-        "  -d, --no-inherit    do not count descendants (children forked after attaching,\n"
-        "                      and with -p, the existing ones).  Counting descendants is the\n"
-        "                      default; -d toggles it, as in pmcstat.\n"
+        "  --no-inherit        do not count descendants (children forked after attaching,\n"
+        "                      and with -p, the existing ones); --inherit: do (the default)\n"
+        "  -d                  (pmcstat) toggle counting descendants: off, since it is on\n"
         "\n"
         "Runs and output:\n"
         "  -I, --interval-print MS  print the counts of every MS milliseconds (>= 10) as\n"
@@ -1057,8 +1057,7 @@ struct run_result {
 };
 
 // One measurement.  Everything is allocated already.
-run_result run_once(hwpmc::device &dev, options &o, counters &c, printer &pr) {
-    (void)dev;
+run_result run_once(options &o, counters &c, printer &pr) {
     run_result res;
     const bool has_proc_events =
         std::any_of(o.events.begin(), o.events.end(),
@@ -1171,7 +1170,7 @@ run_result run_once(hwpmc::device &dev, options &o, counters &c, printer &pr) {
     double next_tick = o.interval_ms > 0 ? t0 + o.interval_ms / 1000 : 0;
     double last_tick = t0;
     double deadline = o.timeout_ms > 0 ? t0 + static_cast<double>(o.timeout_ms) / 1000 : 0;
-    bool timed_out = false, header_done = false;
+    bool header_done = false;
     auto print_interval = [&](double t) {
         if (!read_all(c, o, &cur))
             return false;
@@ -1190,18 +1189,15 @@ run_result run_once(hwpmc::device &dev, options &o, counters &c, printer &pr) {
 
     int wstatus = 0;
     struct rusage ru {};
-    bool done = false;
     size_t pids_left = pidfds.size();
     bool poll_pids = !o.pids.empty() && ch.pid <= 0 && pidfds.size() < o.pids.size();
-    while (!done) {
+    for (;;) {
         // Why we wake: the command exited, a process exited, a signal,
         // the next interval, the timeout.
         if (ch.pid > 0) {
             pid_t w = wait4(ch.pid, &wstatus, WNOHANG, &ru);
-            if (w == ch.pid) {
-                done = true;
+            if (w == ch.pid)
                 break;
-            }
         }
         if (poll_pids) {
             bool any = false;
@@ -1210,11 +1206,10 @@ run_result run_once(hwpmc::device &dev, options &o, counters &c, printer &pr) {
             if (!any)
                 break;
         }
-        if (!o.command.empty() ? false : got_stop_signal)
+        if (o.command.empty() && got_stop_signal)
             break;
         double t = now();
         if (deadline > 0 && t >= deadline) {
-            timed_out = true;
             if (ch.pid > 0) {
                 kill(ch.pid, SIGTERM);
                 deadline = 0;
@@ -1295,7 +1290,6 @@ run_result run_once(hwpmc::device &dev, options &o, counters &c, printer &pr) {
     } else {
         res.stop = true;
     }
-    (void)timed_out;
     return res;
 }
 
@@ -1323,6 +1317,7 @@ int main(int argc, char **argv) {
         OPT_NO_BIG_NUM,
         OPT_TIMEOUT,
         OPT_INHERIT,
+        OPT_NO_INHERIT,
     };
     static const struct option longopts[] = {
         {"event", required_argument, nullptr, 'e'},
@@ -1332,7 +1327,7 @@ int main(int argc, char **argv) {
         {"all-cpus", no_argument, nullptr, 'a'},
         {"cpu", required_argument, nullptr, 'C'},
         {"no-aggr", no_argument, nullptr, 'A'},
-        {"no-inherit", no_argument, nullptr, 'd'},
+        {"no-inherit", no_argument, nullptr, OPT_NO_INHERIT},
         {"inherit", no_argument, nullptr, OPT_INHERIT},
         {"interval-print", required_argument, nullptr, 'I'},
         {"repeat", required_argument, nullptr, 'r'},
@@ -1392,6 +1387,9 @@ int main(int argc, char **argv) {
             break;
         case OPT_INHERIT:
             o.inherit = true;
+            break;
+        case OPT_NO_INHERIT:
+            o.inherit = false;
             break;
         case 'I':
             o.interval_ms = parse_double(optarg, "-I", 10);
@@ -1554,7 +1552,7 @@ int main(int argc, char **argv) {
     for (int run = 0; run < o.repeat; run++) {
         if (!allocate_all(dev, o, o.cpus, &c, run == 0))
             return 1;
-        run_result r = run_once(dev, o, c, pr);
+        run_result r = run_once(o, c, pr);
         if (r.failed)
             return r.status ? r.status : 1;
         runs.push_back(r.values);
@@ -1564,10 +1562,6 @@ int main(int argc, char **argv) {
         status = r.status;
         if (r.stop || got_stop_signal)
             break;
-        if (run + 1 < o.repeat) {
-            for (auto &p : c.pmcs)
-                p.release();
-        }
     }
     if (runs.size() < static_cast<size_t>(o.repeat) && o.repeat > 1)
         o.repeat = static_cast<int>(runs.size());
