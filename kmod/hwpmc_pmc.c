@@ -190,6 +190,17 @@ static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
 	return pm;
 }
 
+/* hwpmc_find() for an operation whose reserved fields are @reserved_zero. */
+static struct hwpmc_pmc *hwpmc_find_op(struct hwpmc_owner *po, u32 id,
+				       bool reserved_zero, int *err)
+{
+	if (!reserved_zero) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return hwpmc_find(po, id, err);
+}
+
 static bool hwpmc_needs_log(const struct hwpmc_pmc *pm)
 {
 	return hwpmc_is_sampling(pm) ||
@@ -371,9 +382,7 @@ int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	struct hwpmc_pmc *pm;
 	int err;
 
-	if (a->pm_reserved)
-		return -EINVAL;
-	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (pm)
 		hwpmc_pmc_free(po, pm);
 	return err;
@@ -417,9 +426,7 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	struct hwpmc_pmc *pm;
 	int err;
 
-	if (a->pm_reserved)
-		return -EINVAL;
-	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (!pm)
 		return err;
 	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
@@ -458,9 +465,7 @@ int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	struct hwpmc_pmc *pm;
 	int err;
 
-	if (a->pm_reserved)
-		return -EINVAL;
-	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (!pm)
 		return err;
 	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
@@ -504,9 +509,7 @@ int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 	struct hwpmc_pmc *pm;
 	int err;
 
-	if (a->pm_reserved)
-		return -EINVAL;
-	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (!pm)
 		return err;
 	if (pm->state == PMC_STATE_RUNNING)
@@ -548,9 +551,8 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 	bool priv;
 	int err;
 
-	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
-		return -EINVAL;
-	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	pm = hwpmc_find_op(po, a->pm_pmcid, HWPMC_RESERVED_ZERO(a->pm_reserved),
+			   &err);
 	if (!pm)
 		return err;
 	if (hwpmc_is_system(pm))
@@ -576,9 +578,8 @@ int hwpmc_op_pmcdetach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 	struct hwpmc_pmc *pm;
 	int err;
 
-	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
-		return -EINVAL;
-	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	pm = hwpmc_find_op(po, a->pm_pmcid, HWPMC_RESERVED_ZERO(a->pm_reserved),
+			   &err);
 	if (!pm)
 		return err;
 	if (hwpmc_is_system(pm))
@@ -612,9 +613,8 @@ int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a)
 	struct hwpmc_pmc *pm;
 	int err;
 
-	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
-		return -EINVAL;
-	pm = hwpmc_find(po, a->pm_pmcid, &err);
+	pm = hwpmc_find_op(po, a->pm_pmcid, HWPMC_RESERVED_ZERO(a->pm_reserved),
+			   &err);
 	if (!pm)
 		return err;
 	if (hwpmc_is_system(pm) || (pm->flags & PMC_F_DESCENDANTS) ||

@@ -22,22 +22,6 @@ static int ncpus(int fd)
 	return (int)ci.pm_ncpu;
 }
 
-/* Write "0"/"1" to a CPU's online file; returns errno. */
-static int cpu_set_online(int cpu, int online)
-{
-	char path[96];
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	if (write(fd, online ? "1" : "0", 1) != 1)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 FIXTURE(owner) {
 	int fd;
 	__u32 id;	/* a process-scope SOFT counting PMC, not attached */
@@ -411,7 +395,7 @@ TEST_F(owner, enxio_offline_cpu)
 		SKIP(return, "needs two CPUs (vm-run --smp 2)");
 	ASSERT_EQ(0, hwpmc_soft_sc(self->fd, PMC_SOFT_CLOCK_HARD, 1, &before));
 	ASSERT_EQ(0, hwpmc_start(self->fd, before));
-	err = cpu_set_online(1, 0);
+	err = hwpmc_cpu_set_online(1, 0);
 	if (err == ENOENT || err == EACCES)
 		SKIP(return, "CPU 1 cannot be offlined here: %s", strerror(err));
 	ASSERT_EQ(0, err);
@@ -419,7 +403,7 @@ TEST_F(owner, enxio_offline_cpu)
 	EXPECT_EQ(ENXIO, hwpmc_soft_sc(self->fd, PMC_SOFT_CLOCK_HARD, 1, &id));
 	EXPECT_EQ(ENXIO, hwpmc_stop(self->fd, before));
 	EXPECT_EQ(ENXIO, hwpmc_start(self->fd, before));
-	ASSERT_EQ(0, cpu_set_online(1, 1));
+	ASSERT_EQ(0, hwpmc_cpu_set_online(1, 1));
 	EXPECT_EQ(0, hwpmc_stop(self->fd, before));
 	n = 64;
 	EXPECT_EQ(0, hwpmc_pmcinfo(self->fd, 1, info, &n));

@@ -430,4 +430,49 @@ static inline void hwpmc_close_fds_except(int keep, ...)
 	}
 }
 
+/* Write "0"/"1" to a CPU's online file; returns 0 or the errno. */
+static inline int hwpmc_cpu_set_online(int cpu, int online)
+{
+	char path[96];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, online ? "1" : "0", 1) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * fork() a child that waits until the parent writes a byte to *go (so the
+ * parent can attach PMCs first).  Returns 0 in the child once released
+ * (it _exit()s if the parent goes away), the pid in the parent, -1 on
+ * error.
+ */
+static inline pid_t hwpmc_fork_gated(int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		close(p[0]);
+		return 0;
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
 #endif

@@ -7,7 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
-#include "hwpmc_util.h"
+#include "hwpmc_log_util.h"
 
 #include <signal.h>
 #include <sys/mount.h>
@@ -17,65 +17,11 @@
 
 #define LOGPATH "/tmp/hwpmc-log-test.log"
 
-static int configure(int fd, int logfd)
-{
-	struct pmc_op_configurelog c = { .pm_logfd = logfd };
-
-	return hwpmc_ioctl_err(fd, HWPMC_IOC_CONFIGURELOG, &c);
-}
-
 static int writelog(int fd, __u32 data)
 {
 	struct pmc_op_writelog w = { .pm_userdata = data };
 
 	return hwpmc_ioctl_err(fd, HWPMC_IOC_WRITELOG, &w);
-}
-
-static int flushlog(int fd)
-{
-	return hwpmc_ioctl_err(fd, HWPMC_IOC_FLUSHLOG, NULL);
-}
-
-static int closelog(int fd)
-{
-	return hwpmc_ioctl_err(fd, HWPMC_IOC_CLOSELOG, NULL);
-}
-
-/* Read a whole log file; *len is its size.  free() it. */
-static char *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st))
-		return NULL;
-	buf = malloc(st.st_size + 1);
-	*len = read(fd, buf, st.st_size);
-	close(fd);
-	return buf;
-}
-
-/* Walk records: returns the number of well-formed records, -1 if not. */
-static int records(const char *buf, size_t len, int (*fn)(const struct pmclog_header *, void *),
-		   void *arg)
-{
-	size_t off = 0;
-	int n = 0;
-
-	while (off < len) {
-		const struct pmclog_header *h = (const void *)(buf + off);
-
-		if (len - off < sizeof(*h) || h->pl_len < sizeof(*h) ||
-		    h->pl_len % 8 || h->pl_len > len - off ||
-		    h->pl_type < 1 || h->pl_type > PMCLOG_TYPE_MAX)
-			return -1;
-		if (fn && fn(h, arg))
-			return -1;
-		off += h->pl_len;
-		n++;
-	}
-	return n;
 }
 
 struct summary {
@@ -124,13 +70,13 @@ static int summarize(const struct pmclog_header *h, void *arg)
 static int summarize_file(const char *path, struct summary *s)
 {
 	size_t len = 0;
-	char *buf = slurp(path, &len);
+	char *buf = hwpmc_slurp(path, &len);
 	int n;
 
 	memset(s, 0, sizeof(*s));
 	if (!buf)
 		return -1;
-	n = records(buf, len, summarize, s);
+	n = hwpmc_for_each_record(buf, len, summarize, s);
 	free(buf);
 	return n;
 }
@@ -161,7 +107,7 @@ TEST_F(log, records_in_order)
 	int i;
 
 	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0, &id));
-	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
 	/* The module holds its own reference: our descriptor may go. */
 	close(self->logfd);
 	self->logfd = -1;
@@ -169,7 +115,7 @@ TEST_F(log, records_in_order)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, writelog(self->fd, 100 + i));
 	ASSERT_EQ(0, hwpmc_detach(self->fd, id, 0));
-	ASSERT_EQ(0, flushlog(self->fd));
+	ASSERT_EQ(0, hwpmc_flushlog(self->fd));
 	ASSERT_LT(0, summarize_file(LOGPATH, &s));
 	EXPECT_EQ(PMCLOG_TYPE_INITIALIZE, s.first_type);
 	EXPECT_EQ(1, s.count[PMCLOG_TYPE_INITIALIZE]);
@@ -189,13 +135,13 @@ TEST_F(log, records_in_order)
 	EXPECT_EQ(0, s.time_backwards);
 	EXPECT_EQ(0, s.count[PMCLOG_TYPE_CLOSELOG]);
 
-	ASSERT_EQ(0, closelog(self->fd));
+	ASSERT_EQ(0, hwpmc_closelog(self->fd));
 	ASSERT_LT(0, summarize_file(LOGPATH, &s));
 	EXPECT_EQ(PMCLOG_TYPE_CLOSELOG, s.last_type);
 	/* Closed: no log any more. */
 	EXPECT_EQ(EINVAL, writelog(self->fd, 1));
-	EXPECT_EQ(EINVAL, flushlog(self->fd));
-	EXPECT_EQ(EINVAL, closelog(self->fd));
+	EXPECT_EQ(EINVAL, hwpmc_flushlog(self->fd));
+	EXPECT_EQ(EINVAL, hwpmc_closelog(self->fd));
 }
 
 TEST_F(log, configure_errors)
@@ -204,17 +150,17 @@ TEST_F(log, configure_errors)
 	struct pmc_op_configurelog c = { .pm_logfd = self->logfd,
 					 .pm_flags = 1 };
 
-	EXPECT_EQ(EBADF, configure(self->fd, 999));
-	EXPECT_EQ(EBADF, configure(self->fd, ro));
-	EXPECT_EQ(EBADF, configure(self->fd, -2));
+	EXPECT_EQ(EBADF, hwpmc_configure_log(self->fd, 999));
+	EXPECT_EQ(EBADF, hwpmc_configure_log(self->fd, ro));
+	EXPECT_EQ(EBADF, hwpmc_configure_log(self->fd, -2));
 	EXPECT_EQ(EINVAL, hwpmc_ioctl_err(self->fd, HWPMC_IOC_CONFIGURELOG, &c));
-	EXPECT_EQ(EINVAL, configure(self->fd, -1));	/* none to remove */
-	ASSERT_EQ(0, configure(self->fd, self->logfd));
-	EXPECT_EQ(EBUSY, configure(self->fd, self->logfd));	/* active */
-	ASSERT_EQ(0, configure(self->fd, -1));
-	EXPECT_EQ(EINVAL, configure(self->fd, -1));
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, -1));	/* none to remove */
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
+	EXPECT_EQ(EBUSY, hwpmc_configure_log(self->fd, self->logfd));	/* active */
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, -1));
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, -1));
 	/* And again: a log can be configured after the last one went. */
-	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
 	close(ro);
 }
 
@@ -225,10 +171,10 @@ TEST_F(log, logging_pmcs_start_only_with_a_log)
 	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH,
 				   PMC_F_LOG_PROCEXIT, &id));
 	EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, id));
-	ASSERT_EQ(0, configure(self->fd, self->logfd));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
 	EXPECT_EQ(0, hwpmc_start(self->fd, id));
 	/* Removing the log stops the PMCs that need it. */
-	ASSERT_EQ(0, configure(self->fd, -1));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, -1));
 	EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, id));
 }
 
@@ -242,13 +188,13 @@ TEST_F(log, owners_have_their_own_log)
 
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, configure(self->fd, self->logfd));
-	ASSERT_EQ(0, configure(other, p[1]));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
+	ASSERT_EQ(0, hwpmc_configure_log(other, p[1]));
 	ASSERT_EQ(0, writelog(other, 7));
-	ASSERT_EQ(0, flushlog(other));
+	ASSERT_EQ(0, hwpmc_flushlog(other));
 	n = read(p[0], buf, sizeof(buf));
 	ASSERT_LT(0, n);
-	EXPECT_EQ(2, records(buf, n, NULL, NULL));	/* INITIALIZE, USERDATA */
+	EXPECT_EQ(2, hwpmc_for_each_record(buf, n, NULL, NULL));	/* INITIALIZE, USERDATA */
 	close(other);
 	close(p[0]);
 	close(p[1]);
@@ -272,19 +218,19 @@ TEST_F(log, pipe_reader_gone_is_epipe)
 	got_sigio = 0;
 	ASSERT_EQ(0, pipe(p));
 	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0, &id));
-	ASSERT_EQ(0, configure(self->fd, p[1]));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, p[1]));
 	close(p[1]);
 	close(p[0]);		/* the reader is gone */
 	for (i = 0; i < 4 && !err; i++) {
 		writelog(self->fd, i);
-		err = flushlog(self->fd);
+		err = hwpmc_flushlog(self->fd);
 	}
 	EXPECT_EQ(EPIPE, err);
-	EXPECT_EQ(EPIPE, flushlog(self->fd));	/* kept */
+	EXPECT_EQ(EPIPE, hwpmc_flushlog(self->fd));	/* kept */
 	EXPECT_LT(0, got_sigio);
 	/* The owner can still release and de-configure. */
 	EXPECT_EQ(0, hwpmc_release(self->fd, id));
-	EXPECT_EQ(EPIPE, configure(self->fd, -1));
+	EXPECT_EQ(EPIPE, hwpmc_configure_log(self->fd, -1));
 	signal(SIGIO, SIG_DFL);
 }
 
@@ -301,18 +247,18 @@ TEST_F(log, full_filesystem_is_enospc)
 	snprintf(path, sizeof(path), "%s/log", dir);
 	logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ASSERT_LE(0, logfd);
-	ASSERT_EQ(0, configure(self->fd, logfd));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, logfd));
 	/* 64 KB of tmpfs fills with ~4000 USERDATA records. */
 	for (i = 0; i < 200 && !err; i++) {
 		int j;
 
 		for (j = 0; j < 100; j++)
 			writelog(self->fd, j);
-		err = flushlog(self->fd);
+		err = hwpmc_flushlog(self->fd);
 	}
 	EXPECT_EQ(ENOSPC, err);
-	EXPECT_EQ(ENOSPC, flushlog(self->fd));
-	EXPECT_EQ(ENOSPC, configure(self->fd, -1));
+	EXPECT_EQ(ENOSPC, hwpmc_flushlog(self->fd));
+	EXPECT_EQ(ENOSPC, hwpmc_configure_log(self->fd, -1));
 	close(logfd);
 	umount(dir);
 	rmdir(dir);
@@ -336,7 +282,7 @@ TEST(owner_killed_with_stalled_pipe)
 	if (!child) {
 		int fd = hwpmc_open(), i;
 
-		if (fd < 0 || configure(fd, p[1]))
+		if (fd < 0 || hwpmc_configure_log(fd, p[1]))
 			_exit(1);
 		if (write(ready[1], "r", 1) != 1)
 			_exit(2);
@@ -344,7 +290,7 @@ TEST(owner_killed_with_stalled_pipe)
 		for (i = 0; ; i++) {
 			writelog(fd, i);
 			if (i % 1000 == 0)
-				flushlog(fd);	/* blocks for ever */
+				hwpmc_flushlog(fd);	/* blocks for ever */
 		}
 	}
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -365,12 +311,12 @@ TEST(socket_log)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-	ASSERT_EQ(0, configure(fd, sv[0]));
+	ASSERT_EQ(0, hwpmc_configure_log(fd, sv[0]));
 	ASSERT_EQ(0, writelog(fd, 5));
-	ASSERT_EQ(0, closelog(fd));
+	ASSERT_EQ(0, hwpmc_closelog(fd));
 	n = read(sv[1], buf, sizeof(buf));
 	ASSERT_LT(0, n);
-	EXPECT_EQ(3, records(buf, n, NULL, NULL));
+	EXPECT_EQ(3, hwpmc_for_each_record(buf, n, NULL, NULL));
 	close(fd);
 	close(sv[0]);
 	close(sv[1]);

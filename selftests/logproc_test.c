@@ -101,30 +101,18 @@ static void *worker(void *arg)
 /* A child that waits for "go", runs 3 threads that syscall and sleep. */
 static pid_t spawn_worker(int *go)
 {
-	int p[2];
-	pid_t pid;
+	pthread_t th[3];
+	pid_t pid = hwpmc_fork_gated(go);
+	int i;
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		pthread_t th[3];
-		char c;
-		int i;
-
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(1);
-		for (i = 0; i < 3; i++)
-			pthread_create(&th[i], NULL, worker, NULL);
-		worker(NULL);
-		for (i = 0; i < 3; i++)
-			pthread_join(th[i], NULL);
-		_exit(0);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
+	if (pid)
+		return pid;
+	for (i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, worker, NULL);
+	worker(NULL);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	_exit(0);
 }
 
 FIXTURE(lp) {

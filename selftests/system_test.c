@@ -38,21 +38,6 @@ static void unpin(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-static int cpu_set_online(int cpu, int online)
-{
-	char path[96];
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	if (write(fd, online ? "1" : "0", 1) != 1)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -327,8 +312,11 @@ TEST_F(sys, soft_system_clock_hard_ticks)
 	t1 = now_s();
 	ASSERT_EQ(0, hwpmc_read(self->fd, id, &v));
 	TH_LOG("%.3f s, %llu ticks", t1 - t0, (unsigned long long)v);
-	/* Debian's kernels run at HZ=250; allow for TCG's slow timers. */
-	EXPECT_GE(v, (__u64)((t1 - t0) * hz * 0.5));
+	/*
+	 * Debian's kernels run at HZ=250.  An emulated CPU on a loaded host
+	 * loses ticks, so only the upper bound is tight.
+	 */
+	EXPECT_GE(v, (__u64)((t1 - t0) * hz * 0.2));
 	EXPECT_LE(v, (__u64)((t1 - t0) * hz * 1.1 + 2));
 }
 
@@ -393,7 +381,7 @@ TEST_F(sys, hotplug_while_counting)
 	ASSERT_EQ(0, hwpmc_start(self->fd, p));
 	ASSERT_EQ(0, pin_to(0));
 	for (round = 0; round < 3; round++) {
-		err = cpu_set_online(1, 0);
+		err = hwpmc_cpu_set_online(1, 0);
 		if (err == ENOENT || err == EACCES)
 			SKIP(return, "CPU 1 cannot be offlined: %s", strerror(err));
 		ASSERT_EQ(0, err);
@@ -409,7 +397,7 @@ TEST_F(sys, hotplug_while_counting)
 		EXPECT_GE(b0 - a0, 2000);
 		EXPECT_GE(bp - ap, 2000);
 		EXPECT_EQ(a1, b1);	/* no ticks on an offline CPU */
-		ASSERT_EQ(0, cpu_set_online(1, 1));
+		ASSERT_EQ(0, hwpmc_cpu_set_online(1, 1));
 		usleep(100000);
 		ASSERT_EQ(0, hwpmc_read(self->fd, s1, &a1));
 		EXPECT_GT(a1, b1);	/* ticking again */
