@@ -426,6 +426,68 @@ else
 	skip "-a as a user" "needs root, setpriv and kernel.hwpmc.unprivileged_syspmcs"
 fi
 
+# --- hardware events, on the test flavor's PMU model ------------------------
+
+# The model's counters move only when someone writes "usr N" / "os N" to
+# its debugfs file: every counter enabled on the writing CPU advances.  So a
+# command that writes there knows exactly what its PMCs must read.
+MODEL=/sys/kernel/debug/hwpmc-model/advance
+RELEASE_KO=$TOP/build/$(uname -r)/hwpmc.ko
+TEST_KO=$TOP/build/$(uname -r)/test/hwpmc.ko
+
+swap_module() {
+	local i
+	for i in $(seq 50); do
+		rmmod hwpmc 2>/dev/null && break
+		sleep 0.1
+	done
+	[ ! -e /sys/module/hwpmc ] && insmod "$@"
+}
+
+t_hw_model() {
+	local rc=0
+	swap_module "$TEST_KO" pmu_model=intel || { swap_module "$RELEASE_KO"; return 1; }
+	[ -w "$MODEL" ] || rc=1
+	# The default set now has cycles and instructions.
+	[ $rc -eq 0 ] && { "$STAT" -x, -- true 2>"$T/csv" || rc=1; }
+	cat "$T/csv"
+	[ $rc -eq 0 ] && [ "$(cut -d, -f3 "$T/csv" | paste -sd' ')" = \
+		"CLOCK.PROF SCHED.SWITCH PAGE_FAULT.ALL cycles instructions" ] || rc=1
+	# Exact counts, IPC and GHz: instructions (user) 1000, cycles 2000.
+	if [ $rc -eq 0 ]; then
+		"$STAT" -x, -e instructions,usr -e cycles -e CLOCK.PROF -- \
+			sh -c "printf 'usr 1000' >$MODEL; printf 'os 1000' >$MODEL" 2>"$T/csv" || rc=1
+		cat "$T/csv"
+		python3 - "$T/csv" <<'EOF' || rc=1
+import csv, sys
+rows = {r[2]: r for r in csv.reader(open(sys.argv[1]))}
+ins, cyc, prof = rows["instructions,usr"], rows["cycles"], rows["CLOCK.PROF"]
+assert ins[0] == "1000" and cyc[0] == "2000", rows
+assert ins[6] == "insn per cycle" and float(ins[5]) == 0.5, ins
+assert cyc[6] == "GHz" and abs(float(cyc[5]) - 2000 / (float(prof[0]) * 1e6)) < 1e-3, cyc
+EOF
+		"$STAT" -e instructions -e cycles -- sh -c "printf 'usr 3000' >$MODEL" 2>"$T/out" || rc=1
+		cat "$T/out"
+		grep -Eq '^ +3,000 +instructions +# +1\.00 insn per cycle' "$T/out" || rc=1
+	fi
+	# System scope on one CPU: what a writer pinned there adds.
+	if [ $rc -eq 0 ]; then
+		"$STAT" -C 0 -x, -e instructions -- taskset -c 0 sh -c "printf 'usr 500' >$MODEL" \
+			2>"$T/csv" || rc=1
+		cat "$T/csv"
+		[ "$(cut -d, -f1,3 "$T/csv")" = "500,instructions" ] || rc=1
+	fi
+	swap_module "$RELEASE_KO" || { log "could not load $RELEASE_KO again"; rc=1; }
+	return $rc
+}
+if [ "$(id -u)" -eq 0 ] && [ -f "$TEST_KO" ] && [ -f "$RELEASE_KO" ] &&
+	! "$BIN/tools/hwpmc-control" -L 2>/dev/null | grep -qE '^(IAP|IAF|K8):' &&
+	modinfo -F parm "$TEST_KO" 2>/dev/null | grep -q pmu_model; then
+	ok "hardware events on the PMU model: default set, exact counts, IPC, GHz, -C" t_hw_model
+else
+	skip "hardware events on the PMU model" "needs root, no real PMU, and $TEST_KO with pmu_model"
+fi
+
 # --- errors ---------------------------------------------------------------
 
 t_bad_event() {
