@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The libhwpmc tests that need the module (they skip on the build host):
+# the C and C++ APIs against the real /dev/hwpmc, the FreeBSD pmc(3)
+# example program, and the pmclog reader on a log the kernel wrote.
+# Runs inside the guest; prints kselftest TAP and a "# Totals:" line.
+. "$(dirname "$0")/lib.sh"
+
+[ -e /dev/hwpmc ] || { skip "libhwpmc device tests" "no /dev/hwpmc: the module is not loaded"; finish; }
+list=$(ctest --test-dir "$BIN" -N -R '^(Device[A-Za-z]*\.|pmc-self-count$|pmclog-live$)' |
+	sed -n 's/^ *Test *#[0-9]*: \(.*\)$/\1/p')
+[ -n "$list" ] || { ok "libhwpmc device tests are built" false; finish; }
+while read -r t; do
+	out=$(ctest --test-dir "$BIN" -R "^${t//./\\.}\$" --output-on-failure 2>&1)
+	if grep -q '\*\*\*Skipped\|Not Run' <<<"$out"; then
+		skip "$t" "skipped with the module loaded"
+	elif grep -q '100% tests passed' <<<"$out"; then
+		ok "$t" true
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		ok "$t" false
+	fi
+done <<<"$list"
+finish
