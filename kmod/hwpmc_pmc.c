@@ -436,8 +436,11 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	if (!hwpmc_is_system(pm) && !pm->ntargets) {
 		struct task_struct *task;
 
-		/* Explicitly detached from everything: nothing to count. */
-		if (pm->pflags & HWPMC_PF_DETACHED_ALL)
+		/*
+		 * Detached from all its targets, explicitly or because they
+		 * exited: nothing to count (FreeBSD: PMC_F_ATTACH_DONE).
+		 */
+		if (pm->pflags & (HWPMC_PF_ATTACHED_ONCE | HWPMC_PF_DETACHED_ALL))
 			return -ESRCH;
 		/* Never attached: attach to the owner, as hwpmc(4) says. */
 		task = hwpmc_owner_task(po);

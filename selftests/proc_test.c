@@ -842,6 +842,36 @@ TEST_F(proc, detach_all_then_start_is_esrch)
 	EXPECT_EQ(0, puppet_stop(&b));
 }
 
+/*
+ * hwpmc(4) ERRORS: ESRCH "after the PMC was detached from all of its
+ * target processes" -- also when they went away by exiting (FreeBSD's
+ * pmc_start(): ESRCH once PMC_F_ATTACH_DONE).  Only a PMC that never had a
+ * target is attached to its owner by PMCSTART.
+ */
+TEST_F(proc, start_after_targets_exited_is_esrch)
+{
+	struct hwpmc_child t;
+	__u32 id;
+	__u64 v;
+
+	ASSERT_EQ(0, puppet_start(&t));
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SYSCALL_ENTER, 0, &id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, t.pid));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	ASSERT_EQ(0, puppet_cmd(&t, P_BURN, 0, 100));
+	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
+	ASSERT_EQ(0, puppet_stop(&t));
+	v = READ_PMC(self->fd, id);
+	EXPECT_EQ(ESRCH, hwpmc_start(self->fd, id));
+	/* Not quietly attached to the owner: nothing more is counted. */
+	hwpmc_burn_syscalls(1000);
+	EXPECT_EQ(v, READ_PMC(self->fd, id));
+	EXPECT_EQ(ESRCH, hwpmc_detach(self->fd, id, PMC_PID_SELF));
+	/* An explicit attach makes it startable again. */
+	EXPECT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+	EXPECT_EQ(0, hwpmc_start(self->fd, id));
+}
+
 TEST_F(proc, attach_detach_errors)
 {
 	struct hwpmc_child a, b, gone;
