@@ -209,7 +209,7 @@ static int __init hwpmc_init(void)
 		return err;
 	err = hwpmc_x86_init();
 	if (err)
-		return err;
+		goto out_testing;
 	err = hwpmc_classes_init();
 	if (err)
 		goto out_x86;
@@ -261,6 +261,8 @@ out_classes:
 	hwpmc_classes_fini();
 out_x86:
 	hwpmc_x86_fini();
+out_testing:
+	hwpmc_testing_fini();
 	return err;
 }
 
@@ -281,6 +283,7 @@ static void __exit hwpmc_exit(void)
 	hwpmc_rows_fini();
 	hwpmc_classes_fini();
 	hwpmc_x86_fini();
+	hwpmc_testing_fini();
 }
 
 module_init(hwpmc_init);

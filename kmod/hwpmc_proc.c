@@ -413,6 +413,21 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 	spin_unlock(&hwpmc_proc_lock);
 }
 
+/* Add @pid to the @n owners to signal, once; the new count. */
+static unsigned int hwpmc_notify_add(struct pid **notify, unsigned int n,
+				     struct pid *pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (notify[i] == pid)
+			return n;
+	if (WARN_ON_ONCE(n >= HWPMC_MAX_ROWS))
+		return n;
+	notify[n] = get_pid(pid);
+	return n + 1;
+}
+
 /*
  * Exit hook (tracepoint context), for the last thread of a process.  When
  * a monitored process exits, its targets are unlinked; the counts stay in the PMCs.
@@ -423,7 +438,8 @@ void hwpmc_proc_exit(struct task_struct *task)
 {
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt, *tmp;
-	struct pid *notify[8];
+	/* One target per row: no more owners than rows to tell. */
+	struct pid *notify[HWPMC_MAX_ROWS];
 	unsigned int i, nnotify = 0;
 
 	rcu_read_lock();
@@ -444,8 +460,9 @@ void hwpmc_proc_exit(struct task_struct *task)
 				hwpmc_log_procexit(pm, task_tgid_nr(task),
 						   atomic64_read(&pt->value));
 			hwpmc_unlink_target(pt);
-			if (!pm->ntargets && nnotify < ARRAY_SIZE(notify))
-				notify[nnotify++] = get_pid(pm->po->pid);
+			if (!pm->ntargets)
+				nnotify = hwpmc_notify_add(notify, nnotify,
+							   pm->po->pid);
 		}
 	}
 	spin_unlock(&hwpmc_proc_lock);

@@ -58,10 +58,18 @@ static void x86_load(struct hwpmc_pmc *pm, u64 start)
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 	unsigned int idx = x86_idx(pm);
-	u64 mask = hwpmc_x86_mask(hw);
+	u64 mask = hwpmc_x86_mask(hw), v = 0;
 
 	hwpmc_pmu->write_msr(hw->ctr_msr(idx), start & mask);
-	xc->base[pm->row] = start & mask;
+	/* What it holds: a legacy IA32_PMCx keeps bits 31:0 sign-extended. */
+	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
+	xc->base[pm->row] = v & mask;
+	/*
+	 * An overflow bit left from a counting PMC that wrapped here would
+	 * make the next PMI sample this PMC early, or hide its own overflow.
+	 */
+	if (hwpmc_x86.has_global)
+		hwpmc_pmu->write_msr(hwpmc_x86.global_ovf, x86_gbit(hw, idx));
 	hw->control(idx, pm->hwctl | hw->en |
 		    (hwpmc_is_sampling(pm) ? hw->intr : 0));
 	if (hwpmc_x86.has_global) {
@@ -122,12 +130,18 @@ static void x86_credit(struct hwpmc_pmc *pm, struct task_struct *task, u64 v)
 	rcu_read_unlock();
 }
 
+/*
+ * Counting: the PMC's count (modulo the width), which is what a user RDPMC
+ * granted by PMCGETMSR reads, as on FreeBSD.  Sampling: minus the events
+ * left to the next overflow.
+ */
 static u64 x86_start_value(struct hwpmc_pmc *pm)
 {
-	s64 left = atomic64_read(&pm->remaining);
+	s64 left;
 
 	if (!hwpmc_is_sampling(pm))
-		return 0;
+		return atomic64_read(&pm->value);
+	left = atomic64_read(&pm->remaining);
 	if (left <= 0)
 		left = pm->reload;
 	return (u64)-left;
@@ -266,7 +280,7 @@ void hwpmc_x86_write(struct hwpmc_pmc *pm, u64 value)
 
 /* --- reservation with perf ------------------------------------------- */
 
-static u32 x86_evsel_msr(unsigned int i)
+u32 hwpmc_x86_evsel_msr(unsigned int i)
 {
 	if (hwpmc_x86.intel)
 		return HWPMC_MSR_IA32_PERFEVTSEL0 + i;
@@ -274,17 +288,18 @@ static u32 x86_evsel_msr(unsigned int i)
 				    HWPMC_MSR_K7_EVNTSEL0 + i;
 }
 
-static u32 x86_perfctr_msr(unsigned int i)
+/* The reservation is keyed on IA32_PMCx, not its full-width alias. */
+u32 hwpmc_x86_perfctr_msr(unsigned int i)
 {
-	return hwpmc_x86.intel ? hwpmc_iap_hw.ctr_msr(i) :
+	return hwpmc_x86.intel ? HWPMC_MSR_IA32_PMC0 + i :
 				 hwpmc_k8_hw.ctr_msr(i);
 }
 
 static void x86_release_counters(unsigned int n)
 {
 	while (n--) {
-		release_evntsel_nmi(x86_evsel_msr(n));
-		release_perfctr_nmi(x86_perfctr_msr(n));
+		release_evntsel_nmi(hwpmc_x86_evsel_msr(n));
+		release_perfctr_nmi(hwpmc_x86_perfctr_msr(n));
 	}
 }
 
@@ -294,10 +309,10 @@ static int x86_reserve_counters(void)
 	unsigned int i;
 
 	for (i = 0; i < hwpmc_x86.ngp; i++) {
-		if (!reserve_perfctr_nmi(x86_perfctr_msr(i)))
+		if (!reserve_perfctr_nmi(hwpmc_x86_perfctr_msr(i)))
 			break;
-		if (!reserve_evntsel_nmi(x86_evsel_msr(i))) {
-			release_perfctr_nmi(x86_perfctr_msr(i));
+		if (!reserve_evntsel_nmi(hwpmc_x86_evsel_msr(i))) {
+			release_perfctr_nmi(hwpmc_x86_perfctr_msr(i));
 			break;
 		}
 	}

@@ -24,6 +24,7 @@ static void hwpmc_cpuid(u32 leaf, u32 *r)
 static void hwpmc_detect_intel(void)
 {
 	u32 r[4], len;
+	u64 cap;
 
 	hwpmc_cpuid(0, r);
 	if (r[0] < HWPMC_CPUID_ARCH_PERFMON)
@@ -51,6 +52,15 @@ static void hwpmc_detect_intel(void)
 		hwpmc_x86.global_status = HWPMC_MSR_IA32_GLOBAL_STATUS;
 		hwpmc_x86.global_ovf = HWPMC_MSR_IA32_GLOBAL_OVF_CTRL;
 	}
+	/*
+	 * IA32_PMCx keeps only bits 31:0 of a write, sign-extended; with
+	 * IA32_PERF_CAPABILITIES.FW_WRITE the IA32_A_PMCx aliases write the
+	 * full width, so that minus a period of 2^31 or more fits.
+	 */
+	hwpmc_cpuid(1, r);
+	if ((r[2] & HWPMC_CPUID1_ECX_PDCM) &&
+	    !hwpmc_pmu->read_msr(HWPMC_MSR_IA32_PERF_CAPABILITIES, &cap))
+		hwpmc_x86.full_width = cap & HWPMC_PERF_CAP_FW_WRITE;
 	hwpmc_x86.intel = hwpmc_x86.ngp > 0 && hwpmc_x86.width >= 32;
 	hwpmc_x86.cputype = PMC_CPU_INTEL_ARCH;
 }

@@ -10,9 +10,11 @@
 
 #include "x86.h"
 
+/* The full-width alias where there is one: it writes all 48 bits. */
 static u32 iap_ctr_msr(unsigned int i)
 {
-	return HWPMC_MSR_IA32_PMC0 + i;
+	return (hwpmc_x86.full_width ? HWPMC_MSR_IA32_A_PMC0 :
+		HWPMC_MSR_IA32_PMC0) + i;
 }
 
 /* NMI context. */

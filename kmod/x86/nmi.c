@@ -98,7 +98,8 @@ static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 		atomic64_inc(&hwpmc_stats.intr_ignored);
 		return NMI_DONE;
 	}
-	atomic64_add(handled, &hwpmc_stats.intr_processed);
+	/* Interrupts, as FreeBSD counts them, not the counters in each. */
+	atomic64_inc(&hwpmc_stats.intr_processed);
 	hwpmc_x86_lvtpc_nmi();
 	return NMI_HANDLED;
 }

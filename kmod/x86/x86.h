@@ -18,6 +18,7 @@ struct hwpmc_x86_info {
 	u32 fixed_mask;			/* fixed counters present (bitmap) */
 	unsigned int width, fixed_width;
 	u32 unavail;			/* Intel: CPUID.0AH:EBX, absent events */
+	bool full_width;		/* Intel: IA32_A_PMCx (FW_WRITE) */
 	bool has_global;		/* global ctrl/status MSRs */
 	bool ext_core;			/* AMD PerfCtrExtCore */
 	u32 global_ctrl, global_status, global_ovf;
@@ -71,6 +72,8 @@ bool hwpmc_x86_row_ok(const struct hwpmc_class *cls, unsigned int idx,
 bool hwpmc_x86_unavailable(const struct hwpmc_class *cls, unsigned int idx);
 int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index);
 void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm);
+u32 hwpmc_x86_perfctr_msr(unsigned int i);
+u32 hwpmc_x86_evsel_msr(unsigned int i);
 int hwpmc_x86_nmi_init(void);
 void hwpmc_x86_nmi_fini(void);
 void hwpmc_x86_lvtpc_nmi(void);
