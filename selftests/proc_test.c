@@ -746,6 +746,62 @@ TEST_F(proc, sigio_when_last_target_exits)
 	EXPECT_EQ(0, sigio_count);	/* everything was taken while blocked */
 }
 
+/*
+ * An owner that handles SIGIO, with @arg's number of PMCs on a shared
+ * target: exit status 0 if SIGIO came when the target exited.
+ */
+struct sigio_owner_arg {
+	pid_t target;
+	int npmcs;
+};
+
+static int sigio_owner(struct hwpmc_child *me, void *arg)
+{
+	struct sigio_owner_arg *so = arg;
+	struct sigaction sa = { .sa_handler = on_sigio };
+	int fd, i;
+	__u32 id;
+	__u64 go;
+
+	block_sigio(1);
+	sigaction(SIGIO, &sa, NULL);
+	hwpmc_close_fds_except(me->tx, me->rx, -1);
+	fd = hwpmc_open();
+	if (fd < 0)
+		return 10;
+	for (i = 0; i < so->npmcs; i++)
+		if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id) ||
+		    hwpmc_attach(fd, id, so->target))
+			return 11;
+	if (hwpmc_send_u64(me, 0) || hwpmc_recv_u64(me, &go))
+		return 12;
+	return take_sigio() ? 0 : 1;
+}
+
+/* Every owner whose PMC lost its last target hears of it, however many. */
+TEST_F(proc, sigio_reaches_every_owner)
+{
+	struct sigio_owner_arg arg[10];
+	struct hwpmc_child t, o[10];
+	int i;
+
+	ASSERT_EQ(0, puppet_start(&t));
+	/* One owner with 6 PMCs on the target, 9 with one each: 15 rows. */
+	for (i = 0; i < 10; i++) {
+		__u64 ready;
+
+		arg[i].target = t.pid;
+		arg[i].npmcs = i ? 1 : 6;
+		ASSERT_EQ(0, hwpmc_child_start(&o[i], sigio_owner, &arg[i]));
+		ASSERT_EQ(0, hwpmc_recv_u64(&o[i], &ready)) TH_LOG("owner %d", i);
+	}
+	ASSERT_EQ(0, puppet_stop(&t));
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, hwpmc_send_u64(&o[i], 1));
+		EXPECT_EQ(0, hwpmc_child_wait(&o[i])) TH_LOG("owner %d", i);
+	}
+}
+
 /* An owner with SIGIO's default (killing) action: not signalled. */
 static int default_sigio_owner(struct hwpmc_child *me, void *arg)
 {
