@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Coexistence with perf: a counter held through the kernel's reservation
+ * protocol (as perf or the NMI watchdog hold them) makes the hardware rows
+ * show as unavailable and allocation fail with EBUSY; while hwpmc holds the
+ * counters, the protocol refuses others.  Runs on the test flavor's PMU
+ * model (both vendors); the test flavor's debugfs file
+ * hwpmc-test/hold_perfctr plays the part of perf.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "hwpmc_util.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+
+#define HOLD "/sys/kernel/debug/hwpmc-test/hold_perfctr"
+
+static int load(const char *flavor, const char *params)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	struct utsname u;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fd, err = 0;
+
+	if (n < 0 || uname(&u))
+		return errno;
+	exe[n] = 0;
+	snprintf(path, sizeof(path), "%s/../../%s%s/hwpmc.ko", dirname(exe),
+		 u.release, flavor);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_finit_module, fd, params, 0))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "hwpmc", O_NONBLOCK) ? errno : 0;
+}
+
+/* Write "1"/"0" to the hold file; 0 or the errno. */
+static int hold(int on)
+{
+	int fd = open(HOLD, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+FIXTURE(model) {
+	int fd;
+	__u32 class;
+};
+
+FIXTURE_VARIANT(model) {
+	const char *params;
+	__u32 class;
+};
+
+FIXTURE_VARIANT_ADD(model, intel) {
+	.params = "pmu_model=intel",
+	.class = PMC_CLASS_IAP,
+};
+
+FIXTURE_VARIANT_ADD(model, amd) {
+	.params = "pmu_model=amd",
+	.class = PMC_CLASS_K8,
+};
+
+FIXTURE_SETUP(model)
+{
+	ASSERT_EQ(0, unload()) TH_LOG("is /dev/hwpmc held open?");
+	ASSERT_EQ(0, load("/test", variant->params));
+	self->fd = hwpmc_open();
+	ASSERT_LE(0, self->fd);
+	self->class = variant->class;
+}
+
+FIXTURE_TEARDOWN(model)
+{
+	close(self->fd);
+	hold(0);
+	unload();
+	load("", "");	/* back to the release module, as the rig loaded it */
+}
+
+static int alloc_hw(int fd, __u32 class, __u32 *id)
+{
+	return hwpmc_alloc(fd, class, 0xc0, PMC_MODE_TC, 0, PMC_CPU_ANY, 0,
+			   id);
+}
+
+TEST_F(model, held_counters_are_ebusy_and_unavailable)
+{
+	struct pmc_info info[64];
+	__u32 n = 64, id;
+	int first = hwpmc_class_firstrow(self->fd, self->class, NULL);
+
+	ASSERT_LE(0, first);
+	ASSERT_EQ(0, hwpmc_pmcinfo(self->fd, 0, info, &n));
+	EXPECT_EQ(0, info[first].pm_unavailable);
+	ASSERT_EQ(0, hold(1));
+	n = 64;
+	ASSERT_EQ(0, hwpmc_pmcinfo(self->fd, 0, info, &n));
+	if (!info[first].pm_unavailable)
+		SKIP(return, "this CPU vendor's reservation bits do not cover the model's counters");
+	EXPECT_EQ(EBUSY, alloc_hw(self->fd, self->class, &id));
+	/* Given back: available and allocatable again. */
+	ASSERT_EQ(0, hold(0));
+	n = 64;
+	ASSERT_EQ(0, hwpmc_pmcinfo(self->fd, 0, info, &n));
+	EXPECT_EQ(0, info[first].pm_unavailable);
+	ASSERT_EQ(0, alloc_hw(self->fd, self->class, &id));
+	/* While hwpmc holds the counters, the other user cannot. */
+	EXPECT_EQ(EBUSY, hold(1));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+	EXPECT_EQ(0, hold(1));
+}
+
+TEST_HARNESS_MAIN
