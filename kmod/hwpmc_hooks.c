@@ -15,6 +15,7 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/binfmts.h>
+#include <linux/workqueue.h>
 #include <asm/trap_pf.h>
 
 #include "hwpmc.h"
@@ -99,6 +100,16 @@ static struct hwpmc_tp hwpmc_tps[] = {
 
 static unsigned int hwpmc_hook_users[HWPMC_HOOK_NDYN];	/* hwpmc_sx */
 
+/*
+ * Attaching or detaching a tracepoint patches kernel text, which is slow
+ * and (under QEMU's multi-threaded TCG) not entirely safe.  A hook whose
+ * last user went away stays attached for a few seconds, so that PMCs
+ * allocated and released in quick succession do not patch each time.
+ */
+#define HWPMC_HOOK_LINGER	(5 * HZ)
+static void hwpmc_hooks_idle_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(hwpmc_hooks_idle, hwpmc_hooks_idle_fn);
+
 static void hwpmc_tp_lookup(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
@@ -137,7 +148,7 @@ int hwpmc_hook_get(enum hwpmc_hook h)
 	if (hwpmc_hook_users[h]++)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
-		if (hwpmc_tps[i].hook != h)
+		if (hwpmc_tps[i].hook != h || hwpmc_tps[i].registered)
 			continue;
 		err = hwpmc_tp_register(&hwpmc_tps[i]);
 		if (err) {
@@ -154,14 +165,26 @@ int hwpmc_hook_get(enum hwpmc_hook h)
 
 void hwpmc_hook_put(enum hwpmc_hook h)
 {
-	unsigned int i;
-
 	lockdep_assert_held(&hwpmc_sx);
 	if (WARN_ON_ONCE(!hwpmc_hook_users[h]) || --hwpmc_hook_users[h])
 		return;
-	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
-		if (hwpmc_tps[i].hook == h)
+	/* Detached later, if nobody wants it meanwhile. */
+	mod_delayed_work(system_wq, &hwpmc_hooks_idle, HWPMC_HOOK_LINGER);
+}
+
+/* Detach the per-event hooks that have had no user for a while. */
+static void hwpmc_hooks_idle_fn(struct work_struct *w)
+{
+	unsigned int i;
+
+	mutex_lock(&hwpmc_sx);
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
+		int h = hwpmc_tps[i].hook;
+
+		if (h >= 0 && !hwpmc_hook_users[h])
 			hwpmc_tp_unregister(&hwpmc_tps[i]);
+	}
+	mutex_unlock(&hwpmc_sx);
 }
 
 int hwpmc_hooks_init(void)
@@ -193,6 +216,7 @@ void hwpmc_hooks_fini(void)
 {
 	unsigned int i;
 
+	cancel_delayed_work_sync(&hwpmc_hooks_idle);
 	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
 		hwpmc_tp_unregister(&hwpmc_tps[i]);
 	/* No probe may still run when the module text goes away. */
