@@ -1,7 +1,8 @@
 # The libFuzzer targets need clang.  When clang++ with libFuzzer is found,
-# libhwpmc/fuzz is built as an external project with it; the ctest
-# `libhwpmc_fuzz_spec` runs the fuzzer for HWPMC_FUZZ_SECONDS.  Without
-# clang the test is still registered and reports itself skipped.
+# libhwpmc/fuzz is built as an external project with it; the ctests
+# `libhwpmc_fuzz_spec` and `libhwpmc_fuzz_pmclog` run the fuzzers for
+# HWPMC_FUZZ_SECONDS each.  Without clang the tests are still registered and
+# report themselves skipped.
 include(ExternalProject)
 
 set(HWPMC_FUZZ_SECONDS 20 CACHE STRING "Bounded run time of each fuzzer in ctest")
@@ -41,9 +42,17 @@ if(HWPMC_FUZZ_OK)
                 sh -c "mkdir -p \"$0\" && exec \"$1\" -max_total_time=${HWPMC_FUZZ_SECONDS} -max_len=128 -rss_limit_mb=2048 -print_final_stats=1 -dict=\"$2\" \"$0\" \"$3\""
                 ${HWPMC_FUZZ_DIR}/corpus ${HWPMC_FUZZ_DIR}/spec_fuzzer
                 ${HWPMC_FUZZ_SRC}/spec.dict ${HWPMC_FUZZ_SRC}/seeds)
+    # Seeds: written by the fuzz build into pmclog-seeds/.
+    add_test(NAME libhwpmc_fuzz_pmclog
+        COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1
+                sh -c "mkdir -p \"$0\" && exec \"$1\" -max_total_time=${HWPMC_FUZZ_SECONDS} -max_len=8192 -rss_limit_mb=2048 -print_final_stats=1 \"$0\" \"$2\""
+                ${HWPMC_FUZZ_DIR}/pmclog-corpus ${HWPMC_FUZZ_DIR}/pmclog_fuzzer
+                ${HWPMC_FUZZ_DIR}/pmclog-seeds)
 else()
     message(STATUS "libFuzzer targets: skipped (no clang++ with -fsanitize=fuzzer)")
-    add_test(NAME libhwpmc_fuzz_spec
-        COMMAND sh -c "echo 'no clang++ with libFuzzer: fuzzing skipped'; exit 77")
-    set_tests_properties(libhwpmc_fuzz_spec PROPERTIES SKIP_RETURN_CODE 77)
+    foreach(t libhwpmc_fuzz_spec libhwpmc_fuzz_pmclog)
+        add_test(NAME ${t}
+            COMMAND sh -c "echo 'no clang++ with libFuzzer: fuzzing skipped'; exit 77")
+        set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77)
+    endforeach()
 endif()

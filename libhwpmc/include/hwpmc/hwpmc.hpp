@@ -15,12 +15,22 @@
 //   p.start();
 //   work();
 //   uint64_t ns = p.read();
+//
+// hwpmc::log_reader reads log files (pmclog(3) underneath):
+//
+//   hwpmc::log_reader log(fd);
+//   for (const pmclog_ev &ev : log)
+//       if (ev.pl_type == PMCLOG_TYPE_CALLCHAIN) ...
 #pragma once
 
 #include <hwpmc/pmc.h>
+#include <hwpmc/pmclog.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -126,6 +136,69 @@ private:
     enum pmc_class class_ = PMC_CLASS_TSC;
     enum pmc_mode mode_ = PMC_MODE_TC;
     bool started_ = false;
+};
+
+// The records of a log file, validated as pmclog_read() does (see
+// <hwpmc/pmclog.h>): from a descriptor, from a whole log in memory, or fed
+// piece by piece.  A corrupt or truncated log, a log of another major
+// version, or a read(2) failure throws std::system_error (EBADMSG, EPROTO,
+// read's errno) whose what() names the fault and its offset.
+class log_reader {
+public:
+    log_reader();                                        // fed: feed(), then finish()
+    explicit log_reader(int fd);                         // read(2)s fd (never closed here)
+    explicit log_reader(std::span<const std::byte> log); // a whole log (copied)
+
+    log_reader(log_reader &&) noexcept;
+    log_reader &operator=(log_reader &&) noexcept;
+    log_reader(const log_reader &) = delete;
+    log_reader &operator=(const log_reader &) = delete;
+    ~log_reader();
+
+    void feed(std::span<const std::byte> data); // copied (EINVAL unless fed)
+    void finish();                              // the input ends here
+
+    // The next record, valid until the next call (or until the reader is
+    // fed or destroyed); nullptr at the end of the log (state() is
+    // PMCLOG_EOF) or while a fed reader needs more (PMCLOG_REQUIRE_DATA;
+    // with a non-blocking descriptor also on EAGAIN).
+    const pmclog_ev *next();
+    enum pmclog_state state() const noexcept;
+
+    // An input range over the records from the current one on.
+    class iterator {
+    public:
+        using iterator_concept = std::input_iterator_tag;
+        using iterator_category = std::input_iterator_tag;
+        using value_type = pmclog_ev;
+        using difference_type = std::ptrdiff_t;
+        using reference = const pmclog_ev &;
+        using pointer = const pmclog_ev *;
+
+        iterator() = default;
+        reference operator*() const noexcept { return *ev_; }
+        pointer operator->() const noexcept { return ev_; }
+        iterator &operator++() {
+            ev_ = r_->next();
+            return *this;
+        }
+        void operator++(int) { ++*this; }
+        friend bool operator==(const iterator &i, std::default_sentinel_t) noexcept {
+            return i.ev_ == nullptr;
+        }
+
+    private:
+        friend class log_reader;
+        iterator(log_reader *r, const pmclog_ev *ev) noexcept : r_(r), ev_(ev) {}
+        log_reader *r_ = nullptr;
+        const pmclog_ev *ev_ = nullptr;
+    };
+    iterator begin() { return iterator(this, next()); }
+    std::default_sentinel_t end() const noexcept { return {}; }
+
+private:
+    struct impl;
+    std::unique_ptr<impl> p_;
 };
 
 } // namespace hwpmc

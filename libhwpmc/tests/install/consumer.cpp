@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Links the C and the C++ API from an installed libhwpmc; runs without the
 // module (the open fails with ENOENT, or succeeds where the module is).
+// The pmclog reader needs no module.
 #include <hwpmc/hwpmc.hpp>
 #include <pmc.h>
+#include <pmclog.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -19,5 +21,13 @@ int main() {
         if (e.code().value() != ENOENT)
             std::printf("%s\n", e.what());
     }
-    return 0;
+    // The pmclog reader, in C and in C++: an empty log.
+    void *p = pmclog_open(PMCLOG_FD_NONE);
+    struct pmclog_ev ev;
+    if (p == nullptr || pmclog_feed(p, nullptr, 0) != 0 || pmclog_read(p, &ev) != -1 ||
+        ev.pl_state != PMCLOG_EOF)
+        return 1;
+    pmclog_close(p);
+    hwpmc::log_reader r(std::span<const std::byte>{});
+    return r.next() == nullptr && r.state() == PMCLOG_EOF ? 0 : 1;
 }

@@ -11,7 +11,8 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 set(prefix ${WORK}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
-foreach(f include/pmc.h include/hwpmc/pmc.h include/hwpmc/hwpmc.hpp include/linux/hwpmc.h
+foreach(f include/pmc.h include/hwpmc/pmc.h include/pmclog.h include/hwpmc/pmclog.h
+          include/hwpmc/hwpmc.hpp include/linux/hwpmc.h
           lib/libhwpmc.a lib/pkgconfig/hwpmc.pc lib/cmake/hwpmc/hwpmcConfig.cmake)
     if(NOT EXISTS ${prefix}/${f})
         message(FATAL_ERROR "not installed: ${f}")
@@ -23,7 +24,7 @@ run(${CMAKE_COMMAND} --build ${WORK}/consumer)
 run(${WORK}/consumer/consumer_shared)
 run(${WORK}/consumer/consumer_static)
 
-# pkg-config, and FreeBSD pmc(3) code built unchanged with it.
+# pkg-config, and FreeBSD pmc(3) and pmclog(3) code built unchanged with it.
 find_program(PKG_CONFIG pkg-config)
 find_program(CC NAMES cc gcc clang)
 if(PKG_CONFIG AND CC)
@@ -34,7 +35,9 @@ if(PKG_CONFIG AND CC)
         message(FATAL_ERROR "pkg-config hwpmc failed")
     endif()
     separate_arguments(flags UNIX_COMMAND "${flags}")
-    run(${CC} -std=c11 -Wall -Wextra -Werror ${SRC}/../../examples/pmc_self_count.c ${flags}
-        -o ${WORK}/pmc_self_count)
+    foreach(example pmc_self_count pmclog_print)
+        run(${CC} -std=c11 -Wall -Wextra -Werror ${SRC}/../../examples/${example}.c ${flags}
+            -o ${WORK}/${example})
+    endforeach()
 endif()
 message(STATUS "installed package OK")
