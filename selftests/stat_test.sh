@@ -28,10 +28,10 @@ fi
 # it runs SCHED_FIFO (chrt), so that no ordinary task can preempt it.
 # Optional: create OUT.ready and wait for a line on a FIFO (for -p PID).
 # SLEEPS=N: sleep N times 10 ms instead of 10.
-HELPER=
+HELPER=()
 if [ -x /bin/busybox ] && mkdir "$T/bb" && cp /bin/busybox "$T/bb/busybox"; then
-	HELPER="$T/bb/busybox sh $T/switches.sh"
-	command -v chrt >/dev/null && HELPER="chrt -f 10 $HELPER"
+	HELPER=("$T/bb/busybox" sh "$T/switches.sh")
+	command -v chrt >/dev/null && HELPER=(chrt -f 10 "${HELPER[@]}")
 	mkfifo "$T/sleep"
 fi
 cat >"$T/switches.sh" <<EOF
@@ -140,10 +140,10 @@ ok "default events: CLOCK.PROF as msec and CPUs utilized, rates, times" t_defaul
 t_switch_exact() {
 	local i pmc before kernel bad=0
 	for i in $(seq "${STAT_RUNS:-5}"); do
-		"$STAT" -vv -e SCHED.SWITCH -x, -o "$T/csv" -- $HELPER "$T/k" \
+		"$STAT" -vv -e SCHED.SWITCH -x, -o "$T/csv" -- "${HELPER[@]}" "$T/k" \
 			2>"$T/err" || { cat "$T/err"; return 1; }
 		pmc=$(cut -d, -f1 "$T/csv")
-		before=$(sed -n 's/.*state S, \([0-9]*\) context switches before counting.*/\1/p' "$T/err")
+		before=$(sed -n 's/.*waiting on its pipe, \([0-9]*\) context switches before counting.*/\1/p' "$T/err")
 		kernel=$(switches "$T/k")
 		log "run $i: hwpmc-stat $pmc, before exec $before, /proc/self/status at the end $kernel"
 		[ -n "$before" ] && [ "$((pmc + before))" -eq "$kernel" ] || bad=1
@@ -151,7 +151,7 @@ t_switch_exact() {
 	done
 	return $bad
 }
-if [ -n "$HELPER" ]; then
+if [ ${#HELPER[@]} -gt 0 ]; then
 	ok "-e SCHED.SWITCH -- CMD equals CMD's own /proc/self/status count" t_switch_exact
 else
 	skip "-e SCHED.SWITCH -- CMD is exact" "no /bin/busybox (busybox-static)"
@@ -163,7 +163,7 @@ t_pid_exact() {
 	local hp sp base base2 final pmc rc
 	rm -f "$T/k" "$T/k.ready" "$T/go"
 	mkfifo "$T/go"
-	$HELPER "$T/k" "$T/go" &
+	"${HELPER[@]}" "$T/k" "$T/go" &
 	hp=$!
 	wait_for test -e "$T/k.ready" || return 1
 	wait_for test "$(pstate $hp)" = S || return 1
@@ -181,7 +181,7 @@ t_pid_exact() {
 	log "process $hp: $base2 switches when attached ($base before), $final at its end; hwpmc-stat -p: $pmc"
 	[ "$base" -eq "$base2" ] && [ "$pmc" -eq "$((final - base2))" ] && [ "$pmc" -ge 10 ]
 }
-if [ -n "$HELPER" ]; then
+if [ ${#HELPER[@]} -gt 0 ]; then
 	ok "-p PID counts exactly the process's switches until it exits" t_pid_exact
 else
 	skip "-p PID is exact" "no /bin/busybox (busybox-static)"
@@ -262,13 +262,13 @@ t_interval() {
 	n=$(grep -c "SCHED.SWITCH" "$T/human")
 	[ "$n" -ge 4 ] || { log "$n SCHED.SWITCH rows"; return 1; }
 	# The deltas add up to the exact total.
-	[ -n "$HELPER" ] || return 0
-	SLEEPS=40 "$STAT" -vv -I 100 -x, -e SCHED.SWITCH -o "$T/csv" -- $HELPER "$T/k" \
+	[ ${#HELPER[@]} -gt 0 ] || return 0
+	SLEEPS=40 "$STAT" -vv -I 100 -x, -e SCHED.SWITCH -o "$T/csv" -- "${HELPER[@]}" "$T/k" \
 		2>"$T/err" || return 1
 	cat "$T/csv"
 	n=$(wc -l <"$T/csv")
 	sum=$(awk -F, '{ s += $2 } END { print s }' "$T/csv")
-	before=$(sed -n 's/.*state S, \([0-9]*\) context switches before counting.*/\1/p' "$T/err")
+	before=$(sed -n 's/.*waiting on its pipe, \([0-9]*\) context switches before counting.*/\1/p' "$T/err")
 	kernel=$(switches "$T/k")
 	log "$n rows adding to $sum; $before before exec; the process's own count $kernel"
 	[ "$n" -ge 4 ] && [ "$((sum + before))" -eq "$kernel" ] || return 1
@@ -296,7 +296,7 @@ t_repeat() {
 ok "-r 3 prints means with +- stddev percentages" t_repeat
 
 t_exit_status() {
-	local rc
+	local rc sp
 	"$STAT" -e SCHED.SWITCH -- sh -c 'exit 7' 2>/dev/null; rc=$?
 	[ $rc -eq 7 ] || { log "exit 7: $rc"; return 1; }
 	"$STAT" -e SCHED.SWITCH -- sh -c 'kill -TERM $$' 2>"$T/out"; rc=$?
@@ -307,8 +307,15 @@ t_exit_status() {
 		{ log "missing command: $rc"; cat "$T/out"; return 1; }
 	"$STAT" -- /dev/null 2>/dev/null; rc=$?
 	[ $rc -eq 126 ] || { log "not executable: $rc"; return 1; }
+	# kill -INT of the tool reaches the command; the counts are printed.
+	"$STAT" -v -e SCHED.SWITCH -- sleep 60 2>"$T/out" &
+	sp=$!
+	wait_for grep -q counting "$T/out" || { kill -KILL $sp; return 1; }
+	kill -INT $sp
+	wait $sp; rc=$?
+	[ $rc -eq 130 ] && grep -q "seconds time elapsed" "$T/out" || { log "SIGINT: $rc"; cat "$T/out"; return 1; }
 }
-ok "exit status is the command's (7, 128+15, 127, 126)" t_exit_status
+ok "exit status is the command's (7, 128+15, 127, 126, SIGINT forwarded: 130)" t_exit_status
 
 t_output_file() {
 	"$STAT" -e SCHED.SWITCH -o "$T/o" -- true 2>"$T/err" || return 1

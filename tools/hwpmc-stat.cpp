@@ -122,10 +122,10 @@ void usage(FILE *out) {
         "                      'hwpmc-control -L' lists what this machine has.\n"
         "  -p SPEC             (pmcstat) count SPEC in process scope: the command or -t PID\n"
         "  -s, --system SPEC   (pmcstat) count SPEC in system scope, on every CPU (or -C)\n"
-        "                      Without -e/-p SPEC/-s: what this machine has of instructions,\n"
-        "                      cycles, CLOCK.PROF, SCHED.SWITCH and PAGE_FAULT.ALL (the others\n"
-        "                      are skipped silently; -v says why).  An event you name that\n"
-        "                      cannot be counted is an error (exit status 1), never skipped.\n"
+        "  Without -e, -p SPEC or -s: what this machine has of instructions, cycles,\n"
+        "  CLOCK.PROF, SCHED.SWITCH and PAGE_FAULT.ALL (the others are skipped silently;\n"
+        "  -v says why).  An event you name that cannot be counted is an error (exit\n"
+        "  status 1), never skipped.\n"
         "\n"
         "Targets:\n"
         "  -p, --pid PID[,PID...]  attach to running processes.  -p takes PIDs when its\n"
@@ -134,11 +134,12 @@ void usage(FILE *out) {
         "                      processes: every thread)\n"
         "  -a, --all-cpus      system-wide: count every CPU (needs root or CAP_PERFMON, or\n"
         "                      'sysctl kernel.hwpmc.unprivileged_syspmcs=1')\n"
-        "  -C, -c, --cpu CPUS  only these CPUs, e.g. 0,2-3 (implies -a)\n"
+        "  -C, -c, --cpu CPUS  only these CPUs, e.g. 0,2-3 (implies -a; -c as in pmcstat)\n"
         "  -A, --no-aggr       with -a: one row per CPU instead of the sum\n"
         "  --no-inherit        do not count descendants (children forked after attaching,\n"
         "                      and with -p, the existing ones); --inherit: do (the default)\n"
-        "  -d                  (pmcstat) toggle counting descendants: off, since it is on\n"
+        "  -d                  (pmcstat) toggle counting descendants (on by default, so\n"
+        "                      -d turns it off)\n"
         "\n"
         "Runs and output:\n"
         "  -I, --interval-print MS  print the counts of every MS milliseconds (>= 10) as\n"
@@ -181,8 +182,8 @@ void usage(FILE *out) {
         "  (\"process\" or \"system\"), \"count\" (the raw count: nanoseconds for CLOCK.PROF),\n"
         "  \"variance\" (with -r N>1, a percentage), \"event-runtime\", \"pcnt-running\",\n"
         "  \"metric-value\", \"metric-unit\"} (the metric keys only when there is one).  The\n"
-        "  last line: {\"time-elapsed\" (seconds), \"user-time\", \"system-time\" (with a\n"
-        "  COMMAND), \"runs\", \"exit-status\"}.\n"
+        "  last line: {\"time-elapsed\" (seconds), \"time-elapsed-variance\" (with -r N>1),\n"
+        "  \"user-time\", \"system-time\" (with a COMMAND), \"runs\", \"exit-status\"}.\n"
         "\n"
         "EXIT STATUS\n"
         "  COMMAND's exit status (of the last run with -r), 128+N if a signal N killed it;\n"
@@ -958,6 +959,17 @@ long long ctxt_switches(pid_t pid) {
     return n;
 }
 
+// Is PID asleep in a pipe read (or asleep, where /proc has no wchan)?
+bool blocked_in_pipe(pid_t pid) {
+    char st = proc_state(pid);
+    if (st != 'S')
+        return st == 0; // gone: nothing to wait for
+    std::ifstream f("/proc/" + std::to_string(pid) + "/wchan");
+    std::string w;
+    std::getline(f, w);
+    return w.empty() || w == "0" || w.find("pipe") != std::string::npos;
+}
+
 // The thread group of a thread id (itself, if it leads one).
 pid_t tgid_of(pid_t tid) {
     std::ifstream f("/proc/" + std::to_string(tid) + "/status");
@@ -1072,10 +1084,11 @@ run_result run_once(options &o, counters &c, printer &pr) {
             return res;
         }
         // Let the child block on the pipe first: its wait then happens
-        // before counting starts, and is never part of the counts.
-        double deadline = now() + 2.0;
+        // before counting starts, and is never part of the counts.  It
+        // blocks at once, unless the machine is very busy.
+        double deadline = now() + 30.0;
         long nap = 20;
-        while (proc_state(ch.pid) != 'S' && now() < deadline) {
+        while (!blocked_in_pipe(ch.pid) && now() < deadline) {
             struct timespec ts = {0, nap * 1000};
             nanosleep(&ts, nullptr);
             nap = std::min(nap * 2, 2000L);
@@ -1127,9 +1140,13 @@ run_result run_once(options &o, counters &c, printer &pr) {
             std::fprintf(stderr, " on CPUs %s", cpu_list_string(o.cpus).c_str());
         std::fprintf(stderr, "%s\n", has_proc_events && o.inherit ? ", with descendants" : "");
         if (o.verbose > 1 && ch.pid > 0)
-            std::fprintf(stderr,
-                         "%s: command pid %d: state %c, %lld context switches before counting\n",
-                         prog, ch.pid, proc_state(ch.pid), ctxt_switches(ch.pid));
+            std::fprintf(stderr, "%s: command pid %d: %s, %lld context switches before counting\n",
+                         prog, ch.pid,
+                         blocked_in_pipe(ch.pid) ? "waiting on its pipe"
+                                                 : ("not waiting yet (state " +
+                                                    std::string(1, proc_state(ch.pid)) + ")")
+                                                       .c_str(),
+                         ctxt_switches(ch.pid));
     }
 
     std::vector<int> pidfds; // -p without a command: until they all exit
