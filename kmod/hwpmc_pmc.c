@@ -312,14 +312,53 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 }
 
 /* A log was just configured: tell it about the PMCs that exist. */
+static void hwpmc_log_attach(struct hwpmc_pmc *pm, struct task_struct *task);
+
+/* PMCATTACH and MAP_IN for the targets @pm already has. */
+static void hwpmc_log_existing_targets(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_target *pt;
+	struct pid **pids;
+	unsigned int i, n = 0, max;
+
+	spin_lock(&hwpmc_proc_lock);
+	max = pm->ntargets;
+	spin_unlock(&hwpmc_proc_lock);
+	pids = kcalloc(max, sizeof(*pids), GFP_KERNEL);
+	if (!pids)
+		return;
+	spin_lock(&hwpmc_proc_lock);
+	list_for_each_entry(pt, &pm->targets, pm_node)
+		if (n < max)
+			pids[n++] = get_pid(pt->pp->pid);
+	spin_unlock(&hwpmc_proc_lock);
+	for (i = 0; i < n; i++) {
+		struct task_struct *task = get_pid_task(pids[i], PIDTYPE_TGID);
+
+		if (task) {
+			hwpmc_log_attach(pm, task);
+			put_task_struct(task);
+		}
+		put_pid(pids[i]);
+	}
+	kfree(pids);
+}
+
+/*
+ * A log was just configured: tell it about the PMCs that exist and the
+ * processes they are attached to (with their code mappings).
+ */
 void hwpmc_log_existing_pmcs(struct hwpmc_owner *po)
 {
 	struct hwpmc_pmc *pm;
 	int id;
 
 	lockdep_assert_held(&hwpmc_sx);
-	idr_for_each_entry(&po->pmcs, pm, id)
+	idr_for_each_entry(&po->pmcs, pm, id) {
 		hwpmc_log_pmcallocate(pm);
+		if (!hwpmc_is_system(pm) && pm->ntargets)
+			hwpmc_log_existing_targets(pm);
+	}
 }
 
 static void hwpmc_pmc_stop(struct hwpmc_pmc *pm);

@@ -144,6 +144,38 @@ TEST_F(log, records_in_order)
 	EXPECT_EQ(EINVAL, hwpmc_closelog(self->fd));
 }
 
+static int count_map_in(const struct pmclog_header *h, void *arg)
+{
+	if (h->pl_type == PMCLOG_TYPE_MAP_IN &&
+	    ((const struct pmclog_map_in *)h)->pl_pid == (__u32)getpid())
+		(*(int *)arg)++;
+	return 0;
+}
+
+/* A log configured after the attach still hears of the target. */
+TEST_F(log, attach_before_configure)
+{
+	struct summary s;
+	size_t len;
+	char *buf;
+	int nmap = 0;
+	__u32 id;
+
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0, &id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, 0));
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
+	ASSERT_EQ(0, hwpmc_flushlog(self->fd));
+	ASSERT_LT(0, summarize_file(LOGPATH, &s));
+	EXPECT_EQ(1, s.count[PMCLOG_TYPE_PMCALLOCATE]);
+	EXPECT_EQ(1, s.count[PMCLOG_TYPE_PMCATTACH]);
+	EXPECT_NE(NULL, strstr(s.attach_path, "/log_test"));
+	buf = hwpmc_slurp(LOGPATH, &len);
+	ASSERT_NE(NULL, buf);
+	hwpmc_for_each_record(buf, len, count_map_in, &nmap);
+	free(buf);
+	EXPECT_LE(2, nmap);	/* the program and libc at least */
+}
+
 TEST_F(log, configure_errors)
 {
 	int ro = open("/proc/self/status", O_RDONLY);
