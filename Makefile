@@ -14,6 +14,7 @@
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 
 .PHONY: all modules modules-test userland check demo checkpatch install \
 	clean help
@@ -59,9 +60,11 @@ install:
 		"$(or $(KDIR),/lib/modules/$(shell uname -r)/build)/include/generated/utsrelease.h") \
 		modules_install
 	install -D -m 0644 kmod/99-hwpmc.rules $(DESTDIR)/etc/udev/rules.d/99-hwpmc.rules
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	@cmake -S $(TOP) -B $(BUILD)/userland >/dev/null
 	@cmake --build $(BUILD)/userland -j$(JOBS)
-	cmake --install $(BUILD)/userland
+	cmake --install $(BUILD)/userland --prefix $(DESTDIR)$(PREFIX)
 
 clean:
 	rm -rf $(BUILD)
