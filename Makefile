@@ -52,19 +52,21 @@ checkpatch:
 	@perl $(BUILD)/linux-src/checkpatch.pl --no-tree --strict --terse \
 		-f kmod/*.c kmod/*.h kmod/*/*.c include/uapi/linux/*.h
 
-# Install the module for KDIR (default: the running kernel) and userland.
+# Install the module for KDIR (default: the running kernel), the udev rule,
+# the library, headers, tools and man pages.  DESTDIR stages it all.
+INSTALL_KDIR = $(or $(KDIR),/lib/modules/$(shell uname -r)/build)
 install:
-	@scripts/build-kmod "$(or $(KDIR),/lib/modules/$(shell uname -r)/build)" release
-	$(MAKE) -C "$(or $(KDIR),/lib/modules/$(shell uname -r)/build)" \
+	@scripts/build-kmod "$(INSTALL_KDIR)" release
+	$(MAKE) -C "$(INSTALL_KDIR)" INSTALL_MOD_PATH=$(DESTDIR) \
 		M=$(BUILD)/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$$/\1/p' \
-		"$(or $(KDIR),/lib/modules/$(shell uname -r)/build)/include/generated/utsrelease.h") \
+		"$(INSTALL_KDIR)/include/generated/utsrelease.h") \
 		modules_install
 	install -D -m 0644 kmod/99-hwpmc.rules $(DESTDIR)/etc/udev/rules.d/99-hwpmc.rules
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	@cmake -S $(TOP) -B $(BUILD)/userland >/dev/null
 	@cmake --build $(BUILD)/userland -j$(JOBS)
-	cmake --install $(BUILD)/userland --prefix $(DESTDIR)$(PREFIX)
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD)/userland --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)
