@@ -3,10 +3,19 @@
 
 #include <hwpmc/pmc.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 namespace hwpmc_tools {
 
@@ -74,6 +83,191 @@ std::string module_version()
     std::string v;
     std::getline(f, v);
     return v;
+}
+
+bool parse_cpu_list(const std::string &arg, std::vector<int> *cpus) {
+    std::stringstream ss(arg);
+    std::string tok;
+    cpus->clear();
+    while (std::getline(ss, tok, ',')) {
+        char *end;
+        long a = std::strtol(tok.c_str(), &end, 10), b = a;
+        if (tok.empty() || end == tok.c_str() || a < 0)
+            return false;
+        if (*end == '-') {
+            const char *s = end + 1;
+            b = std::strtol(s, &end, 10);
+            if (end == s || b < a)
+                return false;
+        }
+        if (*end || b > 65535)
+            return false;
+        for (long c = a; c <= b; c++)
+            cpus->push_back(static_cast<int>(c));
+    }
+    std::sort(cpus->begin(), cpus->end());
+    cpus->erase(std::unique(cpus->begin(), cpus->end()), cpus->end());
+    return !cpus->empty();
+}
+
+std::string cpu_list_string(const std::vector<int> &cpus) {
+    std::string s;
+    for (size_t i = 0; i < cpus.size();) {
+        size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            j++;
+        if (!s.empty())
+            s += ',';
+        s += std::to_string(cpus[i]);
+        if (j > i)
+            s += "-" + std::to_string(cpus[j]);
+        i = j + 1;
+    }
+    return s;
+}
+
+std::vector<int> online_cpus(int ncpu) {
+    std::ifstream f("/sys/devices/system/cpu/online");
+    std::string line;
+    std::vector<int> cpus;
+    if (std::getline(f, line) && parse_cpu_list(line, &cpus))
+        return cpus;
+    cpus.clear();
+    for (int c = 0; c < ncpu; c++)
+        cpus.push_back(c);
+    return cpus;
+}
+
+std::string module_param(const char *name) {
+    std::ifstream f(std::string("/sys/module/hwpmc/parameters/") + name);
+    std::string v;
+    std::getline(f, v);
+    return v;
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+    static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024)
+        return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f %s", v, units[u]);
+    return buf;
+}
+
+bool stopped_child::fork(const char *prog, const std::vector<std::string> &cmd) {
+    int go[2], err[2];
+    if (pipe2(go, O_CLOEXEC) < 0) {
+        std::fprintf(stderr, "%s: pipe: %s\n", prog, std::strerror(errno));
+        return false;
+    }
+    if (pipe2(err, O_CLOEXEC) < 0) {
+        std::fprintf(stderr, "%s: pipe: %s\n", prog, std::strerror(errno));
+        close(go[0]);
+        close(go[1]);
+        return false;
+    }
+    std::fflush(nullptr);
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        std::fprintf(stderr, "%s: fork: %s\n", prog, std::strerror(errno));
+        for (int fd : {go[0], go[1], err[0], err[1]})
+            close(fd);
+        return false;
+    }
+    if (pid == 0) {
+        close(go[1]);
+        close(err[0]);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT})
+            signal(sig, SIG_DFL);
+        char ch;
+        ssize_t n;
+        while ((n = read(go[0], &ch, 1)) < 0 && errno == EINTR) {
+        }
+        if (n != 1)
+            _exit(127); // the tool gave up
+        close(go[0]);
+        std::vector<char *> argv;
+        for (const auto &a : cmd)
+            argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        execvp(argv[0], argv.data());
+        int e = errno;
+        if (write(err[1], &e, sizeof(e)) < 0) {
+            // the tool sees EOF and the exit status
+        }
+        _exit(e == ENOENT ? 127 : 126);
+    }
+    close(go[0]);
+    close(err[1]);
+    pid_ = pid;
+    go_fd_ = go[1];
+    err_fd_ = err[0];
+    return true;
+}
+
+void stopped_child::wait_until_waiting() const {
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long nap = 20;
+    for (;;) {
+        std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
+        std::string s;
+        std::getline(f, s);
+        auto rp = s.rfind(')');
+        if (rp == std::string::npos || rp + 2 >= s.size() || s[rp + 2] == 'S')
+            return;
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec >= 2)
+            return;
+        struct timespec ts = {0, nap * 1000};
+        nanosleep(&ts, nullptr);
+        nap = std::min(nap * 2, 2000L);
+    }
+}
+
+int stopped_child::release() {
+    char b = 1;
+    if (write(go_fd_, &b, 1) != 1) {
+        // the child died before exec: waitpid tells
+    }
+    close(go_fd_);
+    go_fd_ = -1;
+    int e = 0;
+    ssize_t n;
+    while ((n = read(err_fd_, &e, sizeof(e))) < 0 && errno == EINTR) {
+    }
+    close(err_fd_);
+    err_fd_ = -1;
+    return n == static_cast<ssize_t>(sizeof(e)) ? e : 0;
+}
+
+void stopped_child::abandon() {
+    if (go_fd_ < 0) // released (or never forked): the caller waits for it
+        return;
+    close(go_fd_); // the child exits on EOF
+    go_fd_ = -1;
+    if (err_fd_ >= 0)
+        close(err_fd_);
+    err_fd_ = -1;
+    kill(pid_, SIGKILL);
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+}
+
+int exit_status_of(int wstatus) {
+    if (WIFEXITED(wstatus))
+        return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus))
+        return 128 + WTERMSIG(wstatus);
+    return 1;
 }
 
 } // namespace hwpmc_tools

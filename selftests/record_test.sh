@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# hwpmc-record and hwpmc-report in the guest, on a program with a known hot
+# path (tools/hwpmc-record-hotpath: main -> outer -> middle -> hot, ~90% of
+# its CPU time, and hotpath::warm(int), ~10%; frame pointers): the flat
+# profile puts hot first, the call graph and the folded stacks show the
+# path, the flame graph is valid SVG, --dump lists every record from
+# INITIALIZE to CLOSELOG; descendants, -p PID, system-wide sampling,
+# filters, kernel symbols, exit statuses, errors and damaged logs.
+# HWPMC_TOOLS=DIR runs the tools of another build.
+. "$(dirname "$0")/lib.sh"
+
+TOOLS=${HWPMC_TOOLS:-$BIN/tools}
+RECORD=$TOOLS/hwpmc-record
+REPORT=$TOOLS/hwpmc-report
+HOT=$TOOLS/hwpmc-record-hotpath
+T=$(mktemp -d /tmp/record_test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+for f in "$RECORD" "$REPORT" "$HOT"; do
+	if [ ! -x "$f" ]; then
+		skip "hwpmc-record" "not built: $f"
+		finish
+	fi
+done
+if [ ! -c /dev/hwpmc ]; then
+	skip "hwpmc-record" "no /dev/hwpmc: the module is not loaded"
+	finish
+fi
+
+log() { echo "# $*"; }
+# Show a file as TAP comments (at most N lines).
+show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }
+
+# The entries of a flat profile: "Children Self Samples Command Dso [x] sym..."
+entries() { grep -v '^#' "$1" | grep -E '^ +[0-9.]+% +[0-9.]+%'; }
+
+# --- the main recording: -g, exit status 3 ------------------------------
+cd "$T" || exit 1
+"$RECORD" -g -o hot.data -- "$HOT" 0.5 3 >record.out 2>&1
+rc=$?
+show record.out
+ok "record: the command's exit status (3) is hwpmc-record's" test "$rc" -eq 3
+ok "record: summary with samples, drops and the file" \
+	grep -qE '^hwpmc-record: [0-9,]+ samples of SOFT-CLOCK.PROF .*, 0 dropped' record.out
+ok "record: the log file exists" test -s hot.data
+
+"$REPORT" -i hot.data >flat.out 2>flat.err
+rc=$?
+show flat.out 16
+first_sym() { entries "$1" | head -n 1 | awk '{ print $NF }'; }
+ok "report: exit status 0" test "$rc" -eq 0
+ok "report: hot is first in the flat profile" test "$(first_sym flat.out)" = hot
+hot_line=$(entries flat.out | awk '$NF == "hot"' | head -n 1)
+hot_self=$(echo "$hot_line" | awk '{ sub("%", "", $2); print int($2) }')
+ok "report: hot has most of the samples (self ${hot_self:-?}% >= 50%)" \
+	test "${hot_self:-0}" -ge 50
+ok "report: hot is [.] user code of hwpmc-record-hotpath" \
+	grep -qE 'hwpmc-record-hotpath +hwpmc-record-hotpath +\[\.\] hot$' flat.out
+ok "report: C++ names demangled (hotpath::warm(int))" grep -qF '[.] hotpath::warm(int)' flat.out
+
+# Samples match duration x rate: 0.5 s of CPU time at 1 kHz, plus the
+# start-up and exit of the program (well under 0.3 s even under TCG).
+n=$(sed -n 's/^hwpmc-record: \([0-9,]*\) samples of.*/\1/p' record.out | tr -d ,)
+log "samples: ${n:-?} for 0.5 s of CPU time at 1000 Hz"
+ok "record: sample count matches 0.5 s x 1 kHz (450..900)" \
+	test "${n:-0}" -ge 450 -a "${n:-0}" -le 900
+hn=$(sed -n 's/^# hwpmc-report of hot.data: [0-9,]* records, \([0-9,]*\) samples.*/\1/p' flat.out | tr -d ,)
+ok "report: its header counts the same samples (${hn:-?})" test "${hn:-x}" = "${n:-y}"
+
+# --- call graph ------------------------------------------------------------
+"$REPORT" -i hot.data -g >graph.out 2>&1
+show graph.out 24
+# The chain under hot's entry, one frame per line: hot, middle, outer, main.
+chain_of_hot() {
+	awk '/\[\.\] hot$/ { on = 1; next }
+	     on && /^ +[0-9.]+% +[0-9.]+%/ { exit }
+	     on { sub(/^[ |]*(---|--[0-9.]+%--)?/, ""); if ($0 != "") print }' graph.out |
+		head -n 4 | tr '\n' ';'
+}
+log "callers of hot: $(chain_of_hot)"
+ok "report -g: hot's callers are middle, outer, main" test "$(chain_of_hot)" = "hot;middle;outer;main;"
+
+"$REPORT" -i hot.data --call-graph=callee --children >callee.out 2>&1
+ok "report --call-graph=callee: main calls outer, which calls middle, then hot" \
+	awk '/\[\.\] main$/ { on = 1 } on && /outer/ { o = 1 } on && o && /middle/ { m = 1 }
+	     on && m && /hot/ { found = 1; exit } END { exit !found }' callee.out
+
+# --- folded stacks ----------------------------------------------------------
+"$REPORT" -i hot.data --folded >folded.out 2>folded.err
+show folded.out 6
+ok "report --folded: main;outer;middle;hot" grep -qE ';main;outer;middle;hot [0-9]+$' folded.out
+ok "report --folded: rooted at the command, through libc" \
+	grep -qE '^hwpmc-record-hotpath;(.*;)?__libc_start_call_main;main;outer;middle;hot [0-9]+$' folded.out
+folded_hot=$(awk '/;main;outer;middle;hot [0-9]+$/ { s += $NF } END { print s + 0 }' folded.out)
+folded_all=$(awk '{ s += $NF } END { print s + 0 }' folded.out)
+log "folded: $folded_hot of $folded_all samples in main;outer;middle;hot"
+ok "report --folded: most samples end in main;outer;middle;hot" \
+	test $((folded_hot * 2)) -ge "$folded_all"
+ok "report --folded: every line is 'stack count'" \
+	awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' folded.out
+
+# --- flame graph ----------------------------------------------------------
+"$REPORT" -i hot.data --flamegraph flame.svg >flame.out 2>&1
+rc=$?
+show flame.out 4
+ok "report --flamegraph: exit status 0" test "$rc" -eq 0
+svg_ok() {
+	python3 - "$1" <<'EOF'
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+svg = d.documentElement
+assert svg.tagName == "svg", svg.tagName
+rects = svg.getElementsByTagName("rect")
+titles = [t.firstChild.data for t in svg.getElementsByTagName("title") if t.firstChild]
+assert len(rects) > 5, len(rects)
+names = [t.split(" (")[0] for t in titles]
+for f in ("hot", "middle", "outer", "main", "hotpath::warm(int)"):
+    assert f in names, f
+print("# svg: %d rects, %d titles" % (len(rects), len(titles)))
+EOF
+}
+if command -v python3 >/dev/null; then
+	ok "report --flamegraph: valid SVG with boxes and <title>s for hot, middle, outer, main" \
+		svg_ok flame.svg
+else
+	skip "report --flamegraph: valid SVG" "no python3"
+fi
+ok "report --flamegraph: hot's tooltip gives its samples" \
+	grep -qE '<title>hot \([0-9]+ samples?, [0-9.]+%\)</title>' flame.svg
+
+# --- dump ------------------------------------------------------------------
+"$REPORT" -i hot.data --dump >dump.out 2>&1
+rc=$?
+show dump.out 6
+ok "report --dump: exit status 0" test "$rc" -eq 0
+ok "report --dump: INITIALIZE first" sh -c "head -n 1 dump.out | grep -q ' INITIALIZE '"
+ok "report --dump: CLOSELOG last" sh -c "tail -n 1 dump.out | grep -qE ' CLOSELOG$'"
+ok "report --dump: the PMC, the attach, the exec and the mappings" \
+	sh -c "grep -q ' PMCALLOCATE .*event=\"SOFT-CLOCK.PROF\" mode=TS' dump.out &&
+	       grep -q ' PMCATTACH ' dump.out &&
+	       grep -q ' PROCEXEC .*path=\"$HOT\"' dump.out &&
+	       grep -q ' MAP_IN .*path=\"$HOT\"' dump.out"
+ok "report --dump: a line per record (as many CALLCHAIN as samples)" \
+	test "$(grep -c ' CALLCHAIN ' dump.out)" -eq "${n:-0}"
+
+# --- descendants, filters ------------------------------------------------
+"$RECORD" -g -o fork.data -- "$HOT" 0.3 0 fork >fork.rec 2>&1
+rc=$?
+ok "record: a command that forks (exit 0)" test "$rc" -eq 0
+"$REPORT" -i fork.data --sort pid,sym >fork.out 2>&1
+show fork.out 14
+hot_pids=$(entries fork.out | awk '$NF == "hot" { print $4 }' | sort -u)
+log "pids with hot: $(echo $hot_pids)"
+ok "report: the forked child's samples resolve too (hot in 2 pids)" \
+	test "$(echo "$hot_pids" | wc -w)" -eq 2
+child=$(echo "$hot_pids" | sort -n | tail -n 1)
+"$REPORT" -i fork.data --pid "$child" --sort pid >pid.out 2>&1
+ok "report --pid: only that process" \
+	sh -c "[ \"\$(grep -v '^#' pid.out | grep -E '%' | awk '{ print \$4 }' | sort -u)\" = '$child' ]"
+"$REPORT" -i fork.data --pid "$child" --folded >pidf.out 2>/dev/null
+ok "report --pid: the child's path is main;outer;middle;hot" \
+	grep -qE ';main;outer;middle;hot [0-9]+$' pidf.out
+"$REPORT" -i fork.data --comm hwpmc-record-hotpath --sort comm >comm.out 2>&1
+ok "report --comm: only that command" \
+	sh -c "[ \"\$(grep -v '^#' comm.out | grep -E '%' | awk '{ print \$4 }' | sort -u)\" = hwpmc-record-hotpath ]"
+"$REPORT" -i fork.data --cpu 0 --sort cpu >cpu.out 2>&1
+ok "report --cpu 0: only CPU 0" \
+	sh -c "! grep -v '^#' cpu.out | grep -E '%' | awk '{ print \$4 }' | grep -qv '^0$'"
+"$REPORT" -i fork.data --tid "$child" --sort tid >tid.out 2>&1
+ok "report --tid: only that thread" \
+	sh -c "[ \"\$(grep -v '^#' tid.out | grep -E '%' | awk '{ print \$4 }' | sort -u)\" = '$child' ]"
+
+# --- -p PID ------------------------------------------------------------------
+"$HOT" 3 &
+hp=$!
+sleep 0.3
+"$RECORD" -g -p "$hp" -o pid.data >prec.out 2>&1
+rc=$?
+wait "$hp"
+show prec.out 4
+ok "record -p: ends when the process exits (exit 0)" test "$rc" -eq 0
+"$REPORT" -i pid.data >pflat.out 2>&1
+ok "record -p: hot first" test "$(first_sym pflat.out)" = hot
+"$REPORT" -i pid.data --folded >pfold.out 2>/dev/null
+ok "record -p: main;outer;middle;hot" grep -qE ';main;outer;middle;hot [0-9]+$' pfold.out
+
+# --- system-wide -------------------------------------------------------------
+"$RECORD" -a -g -o sys.data -- "$HOT" 0.5 >srec.out 2>&1
+rc=$?
+show srec.out 4
+ok "record -a: exit 0" test "$rc" -eq 0
+ok "record -a: one PMC per CPU" \
+	test "$("$REPORT" -i sys.data --dump | grep -c ' PMCALLOCATE .*mode=SS')" -eq "$(nproc)"
+"$REPORT" -i sys.data --comm hwpmc-record-hotpath >sflat.out 2>&1
+show sflat.out 12
+ok "record -a: the program is named (MAP_IN) and hot is its first entry" \
+	test "$(first_sym sflat.out)" = hot
+"$REPORT" -i sys.data --folded >sfold.out 2>/dev/null
+ok "record -a: main;outer;middle;hot" grep -qE '^hwpmc-record-hotpath;.*main;outer;middle;hot [0-9]+$' sfold.out
+
+# --- kernel symbols ----------------------------------------------------------
+# dd spends its time in the kernel (read_iter_zero, clear_user, ...).
+"$RECORD" -g -F 2000 -o kern.data -- dd if=/dev/zero of=/dev/null bs=64k count=4000 >krec.out 2>&1
+"$REPORT" -i kern.data --percent-limit 2 >kflat.out 2>&1
+show kflat.out 12
+ok "report: kernel frames named from /proc/kallsyms" \
+	sh -c "entries() { grep -v '^#' \"\$1\" | grep -E '^ +[0-9.]+% +[0-9.]+%'; }
+	       entries kflat.out | grep -F '[k] ' | grep -vqF '[unknown]'"
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 755 "$T" && chmod 644 kern.data
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$REPORT" -i "$T/kern.data" \
+		>knobody.out 2>&1
+	if setpriv --reuid=nobody --regid=nogroup --clear-groups head -n 1 /proc/kallsyms |
+		grep -q '^0000000000000000 '; then
+		ok "report as a user: says kernel symbols are hidden (kallsyms zeros)" \
+			grep -q 'kernel addresses are not symbolized' knobody.out
+	else
+		skip "report as a user: kallsyms zeros" "kallsyms readable by users here"
+	fi
+else
+	skip "report as a user: kallsyms zeros" "no setpriv or no user nobody"
+fi
+
+# --- statuses, errors --------------------------------------------------------
+"$RECORD" -o x.data -- /nonexistent/program >nx.out 2>&1
+ok "record: a command not found exits 127" test $? -eq 127
+ok "record: ... and says so" grep -q "cannot run '/nonexistent/program'" nx.out
+"$RECORD" -o x.data -- sh -c 'kill -TERM $$' >sig.out 2>&1
+ok "record: a command killed by SIGTERM exits 143" test $? -eq 143
+"$RECORD" -e no-such-event -- true >ev.out 2>&1
+ok "record: an unknown event is an error (1)" test $? -eq 1
+ok "record: ... naming the event" grep -q 'no-such-event' ev.out
+"$RECORD" -F 100 -c 1000 -- true >use.out 2>&1
+ok "record: usage errors exit 2" test $? -eq 2
+"$RECORD" >use2.out 2>&1
+ok "record: nothing to sample is a usage error" test $? -eq 2
+"$RECORD" --help >help.out 2>&1
+ok "record --help: exit 0, usage" sh -c "[ $? -eq 0 ] && grep -q '^usage: hwpmc-record' help.out"
+"$REPORT" --help >rhelp.out 2>&1
+ok "report --help: exit 0, usage" sh -c "[ $? -eq 0 ] && grep -q '^usage: hwpmc-report' rhelp.out"
+"$REPORT" --sort nonsense -i hot.data >sort.out 2>&1
+ok "report: an unknown sort key exits 2" test $? -eq 2
+"$REPORT" -i does-not-exist.data >nf.out 2>&1
+ok "report: a missing file exits 1" test $? -eq 1
+
+# A log cut in the middle of a record: reported up to there, with a warning.
+size=$(stat -c %s hot.data)
+head -c $((size / 2 + 3)) hot.data >cut.data
+"$REPORT" -i cut.data >cut.out 2>cut.err
+rc=$?
+show cut.err 3
+ok "report: a truncated log is reported up to its end (exit 0)" test "$rc" -eq 0
+ok "report: ... with a warning" grep -qi 'truncat\|ends inside\|warning' cut.err
+ok "report: ... and the note that CLOSELOG is missing" grep -q 'does not end with CLOSELOG' cut.out
+head -c 4096 /dev/urandom >junk.data
+"$REPORT" -i junk.data >junk.out 2>&1
+ok "report: a file that is not a log exits 1" test $? -eq 1
+"$REPORT" -i cut.data --dump >cutd.out 2>&1
+ok "report --dump: a truncated log exits 1 after its records" \
+	sh -c "[ $? -eq 1 ] && head -n 1 cutd.out | grep -q INITIALIZE"
+
+finish

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+// hwpmc-record: sample a command, running processes, or every CPU into a
+// hwpmc log file, like `perf record` and FreeBSD's `pmcstat -P/-S -O`.
+//
+// The log is configured first (so that PMCALLOCATE records name the
+// events), then the sampling PMCs are allocated.  A command is forked
+// stopped (it waits on a pipe), the process PMCs are attached to it with
+// PMC_F_DESCENDANTS and started, and only then does it exec: the log holds
+// its PMCATTACH, PROCEXEC and MAP_IN records before its first sample.  At
+// the end the PMCs are stopped and the log closed (CLOSELOG drains the
+// sample rings into it), and the file is read back for the summary.
+#include "common.hpp"
+#include "sampling.hpp"
+
+#include <hwpmc/hwpmc.hpp>
+#include <hwpmc/pmc.h>
+#include <hwpmc/pmclog.h>
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace {
+
+const char *prog = "hwpmc-record";
+
+using namespace hwpmc_tools;
+
+struct options : sampling_options {
+    std::string output = "hwpmc.data";
+    double duration = 0; // -l SECS (0: none)
+    bool quiet = false;
+    int verbose = 0;
+    std::vector<std::string> command;
+};
+
+void usage(FILE *out) {
+    std::fprintf(
+        out,
+        "usage: %s [-e SPEC]... [-F HZ | -c PERIOD] [-g] [-a [-C CPUS] | -p PID[,PID]]\n"
+        "                    [--no-inherit] [-o FILE] [-l SECS] [-q] [-v] [--] [COMMAND [ARG]...]\n"
+        "\n"
+        "Sample COMMAND (and the processes it forks), running processes (-p: until\n"
+        "they exit or SIGINT), or every CPU (-a: while COMMAND runs, or until SIGINT)\n"
+        "into a hwpmc log file; read it with hwpmc-report.\n"
+        "\n"
+        "  -e SPEC          event to sample (pmc_allocate() specifier; repeatable);\n"
+        "                   default SOFT-CLOCK.PROF (CPU time), which needs no PMU\n"
+        "  -F HZ            samples per second of CPU time, for CLOCK.PROF (default %g)\n"
+        "  -c PERIOD        sample every PERIOD events (CLOCK.PROF: nanoseconds of CPU\n"
+        "                   time); default for other events: 1 (SOFT), 1,000,000 (hardware)\n"
+        "  -g               record callchains (kernel and user, through frame pointers)\n"
+        "  -a               system-wide: one sampling PMC per CPU (needs root/CAP_PERFMON)\n"
+        "  -C CPUS          with -a: only these CPUs (e.g. 0,2-3)\n"
+        "  -p PID[,PID]     sample running processes (and what they fork from now on)\n"
+        "  --no-inherit     do not sample descendants forked after attaching\n"
+        "  -o FILE          the log file (default hwpmc.data; an old one becomes FILE.old)\n"
+        "  -l SECS          stop after SECS seconds (a COMMAND gets SIGTERM)\n"
+        "  -q               no summary\n"
+        "  -v               more detail (driver statistics)\n"
+        "  -h, --help       this help\n"
+        "\n"
+        "Exit status: COMMAND's (128+N if signal N killed it; 127 not found, 126 not\n"
+        "executable); 0 without a command; 1 for errors of the tool; 2 for usage errors.\n",
+        prog, default_sampling_hz);
+}
+
+[[noreturn]] void usage_error(const std::string &msg) {
+    std::fprintf(stderr, "%s: %s\n(%s --help for help)\n", prog, msg.c_str(), prog);
+    std::exit(2);
+}
+
+uint64_t parse_u64(const char *arg, const char *opt) {
+    char *end;
+    errno = 0;
+    unsigned long long v = std::strtoull(arg, &end, 0);
+    if (!*arg || *end || errno || v == 0 || *arg == '-')
+        usage_error(std::string(opt) + " wants a positive whole number, not '" + arg + "'");
+    return v;
+}
+
+double parse_positive(const char *arg, const char *opt) {
+    char *end;
+    errno = 0;
+    double v = std::strtod(arg, &end);
+    if (!*arg || *end || errno || !(v > 0) || !std::isfinite(v))
+        usage_error(std::string(opt) + " wants a positive number, not '" + arg + "'");
+    return v;
+}
+
+// ---------------------------------------------------------------------------
+// Reading the log back for the summary
+
+struct log_summary {
+    bool read_ok = false;
+    std::string error;
+    uint64_t samples = 0;
+    uint64_t dropped_samples = 0, dropped_records = 0;
+    uint64_t records = 0;
+    bool closed = false; // CLOSELOG seen last
+    std::map<uint32_t, uint64_t> per_pmc;
+    uint64_t user_only = 0, with_kernel = 0;
+};
+
+log_summary summarize(const std::string &path) {
+    log_summary s;
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        s.error = std::strerror(errno);
+        return s;
+    }
+    try {
+        hwpmc::log_reader r(fd);
+        for (const pmclog_ev &ev : r) {
+            s.records++;
+            s.closed = ev.pl_type == PMCLOG_TYPE_CLOSELOG;
+            switch (ev.pl_type) {
+            case PMCLOG_TYPE_CALLCHAIN:
+                s.samples++;
+                s.per_pmc[ev.pl_u.pl_cc.pl_pmcid]++;
+                if (ev.pl_u.pl_cc.pl_nkernel)
+                    s.with_kernel++;
+                else
+                    s.user_only++;
+                break;
+            case PMCLOG_TYPE_DROPNOTIFY:
+                s.dropped_samples += ev.pl_u.pl_dn.pl_samples;
+                s.dropped_records += ev.pl_u.pl_dn.pl_records;
+                break;
+            default:
+                break;
+            }
+        }
+        s.read_ok = true;
+    } catch (const std::system_error &e) {
+        s.error = e.what();
+    }
+    close(fd);
+    return s;
+}
+
+std::string pct(uint64_t part, uint64_t whole) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f%%",
+                  whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return buf;
+}
+
+void print_summary(const options &o, const std::string &spec0, uint64_t period0,
+                   const log_summary &ls, const pmc_op_getdriverstats &d0,
+                   const pmc_op_getdriverstats &d1, double elapsed, uint64_t file_size) {
+    if (!ls.read_ok) {
+        std::fprintf(stderr, "%s: cannot read back %s: %s\n", prog, o.output.c_str(),
+                     ls.error.c_str());
+        return;
+    }
+    uint64_t taken = ls.samples + ls.dropped_samples;
+    std::string events;
+    for (const auto &spec : o.events)
+        events += (events.empty() ? "" : ", ") + spec;
+    std::fprintf(stderr, "%s: %s samples of %s in %.2f s", prog, thousands(ls.samples).c_str(),
+                 events.c_str(), elapsed);
+    if (o.events.size() == 1)
+        std::fprintf(stderr, " (%s%s)", rate_text(spec0, period0).c_str(),
+                     o.system_wide ? " per CPU" : "");
+    std::fprintf(stderr, ", %s dropped\n", thousands(ls.dropped_samples).c_str());
+    std::fprintf(stderr, "%s: wrote %s (%s, %s records)%s\n", prog, o.output.c_str(),
+                 human_bytes(file_size).c_str(), thousands(ls.records).c_str(),
+                 o.callchain ? ", with callchains" : "");
+    if (!ls.closed)
+        std::fprintf(stderr, "%s: warning: the log does not end with CLOSELOG\n", prog);
+    if (ls.dropped_samples || ls.dropped_records) {
+        std::string nsamples = module_param("nsamples");
+        std::string nbuffers = module_param("nbuffers");
+        std::string lbs = module_param("logbuffersize");
+        std::fprintf(stderr,
+                     "%s: warning: %s of %s samples (%s) and %s other records were dropped:\n"
+                     "  the per-CPU sample rings or the log buffers were full.  Sample at a\n"
+                     "  lower rate (-F / -c), or load hwpmc with more room: nsamples=%s (ring\n"
+                     "  entries per CPU), nbuffers=%s (log buffers per CPU), logbuffersize=%s\n"
+                     "  (KB per buffer), e.g. insmod hwpmc.ko nsamples=4096 nbuffers=128.\n",
+                     prog, thousands(ls.dropped_samples).c_str(), thousands(taken).c_str(),
+                     pct(ls.dropped_samples, taken).c_str(), thousands(ls.dropped_records).c_str(),
+                     nsamples.empty() ? "?" : nsamples.c_str(),
+                     nbuffers.empty() ? "?" : nbuffers.c_str(), lbs.empty() ? "?" : lbs.c_str());
+    }
+    if (ls.samples == 0)
+        std::fprintf(stderr, "%s: no samples: the target used less CPU time than one period%s\n",
+                     prog, o.freq > 0 || o.period ? "" : " (try -F 10000)");
+    if (o.verbose) {
+        std::fprintf(
+            stderr,
+            "%s: driver statistics during the recording (all users): %s samples "
+            "taken, %s dropped (%s ring full), %s log bytes, %s buffer requests "
+            "failed\n",
+            prog, thousands(d1.pm_samples_taken - d0.pm_samples_taken).c_str(),
+            thousands(d1.pm_samples_dropped - d0.pm_samples_dropped).c_str(),
+            thousands(d1.pm_intr_bufferfull - d0.pm_intr_bufferfull).c_str(),
+            thousands(d1.pm_log_bytes - d0.pm_log_bytes).c_str(),
+            thousands(d1.pm_buffer_requests_failed - d0.pm_buffer_requests_failed).c_str());
+        std::fprintf(stderr, "%s: %s samples in user mode only, %s with kernel frames\n", prog,
+                     thousands(ls.user_only).c_str(), thousands(ls.with_kernel).c_str());
+    }
+}
+
+// ---------------------------------------------------------------------------
+
+int run(options &o) {
+    hwpmc::device dev = [&] {
+        try {
+            return hwpmc::device::open();
+        } catch (const std::system_error &e) {
+            explain(prog, "cannot open /dev/hwpmc", e.code().value());
+            std::exit(1);
+        }
+    }();
+    if (o.system_wide && o.cpus.empty())
+        o.cpus = online_cpus(static_cast<int>(dev.cpuinfo().pm_ncpu));
+    if (o.system_wide)
+        for (int c : o.cpus)
+            if (c >= static_cast<int>(dev.cpuinfo().pm_ncpu))
+                usage_error("-C: CPU " + std::to_string(c) + " does not exist (this machine has " +
+                            std::to_string(dev.cpuinfo().pm_ncpu) + ")");
+
+    // The old file becomes FILE.old, as perf does.
+    struct stat st;
+    if (stat(o.output.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        std::string old = o.output + ".old";
+        if (rename(o.output.c_str(), old.c_str()) < 0)
+            std::fprintf(stderr, "%s: warning: cannot rename %s to %s: %s\n", prog,
+                         o.output.c_str(), old.c_str(), std::strerror(errno));
+    }
+    int logfd = open(o.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (logfd < 0) {
+        std::fprintf(stderr, "%s: cannot create %s: %s\n", prog, o.output.c_str(),
+                     std::strerror(errno));
+        return 1;
+    }
+    try {
+        dev.configure_log(logfd);
+    } catch (const std::system_error &e) {
+        report_error(prog, "cannot configure the log", e);
+        return 1;
+    }
+
+    std::vector<sampler> samplers;
+    if (!allocate_samplers(prog, dev, o, &samplers))
+        return 1;
+
+    signals::setup(prog);
+    stopped_child ch;
+    if (!o.command.empty()) {
+        if (!ch.fork(prog, o.command))
+            return 1;
+        // Its wait on the pipe then happens before sampling starts.
+        ch.wait_until_waiting();
+    }
+    if (!o.system_wide) {
+        std::vector<pid_t> targets = o.pids;
+        if (targets.empty())
+            targets.push_back(ch.pid());
+        for (pid_t p : targets)
+            if (!attach_samplers(prog, samplers, p))
+                return 1;
+    }
+    pmc_op_getdriverstats d0{}, d1{};
+    try {
+        d0 = dev.driver_stats();
+    } catch (const std::system_error &) {
+    }
+    if (!start_samplers(prog, samplers))
+        return 1;
+    double t0 = monotonic_seconds();
+
+    int status = 0;
+    bool failed = false, exec_failed = false;
+    std::vector<int> pidfds;
+    if (ch.pid() > 0) {
+        signals::forward_to(ch.pid());
+        int e = ch.release();
+        if (e) {
+            std::fprintf(stderr, "%s: cannot run '%s': %s\n", prog, o.command[0].c_str(),
+                         std::strerror(e));
+            status = e == ENOENT ? 127 : 126;
+            failed = exec_failed = true;
+        }
+    } else if (!o.pids.empty()) {
+        for (pid_t p : o.pids) {
+            int fd = pidfd_open(p);
+            if (fd >= 0)
+                pidfds.push_back(fd);
+        }
+    }
+
+    const bool progress = !o.quiet && isatty(2);
+    bool progress_shown = false;
+    double deadline = o.duration > 0 ? t0 + o.duration : 0;
+    double next_progress = t0 + 1;
+    int wstatus = 0;
+    size_t pids_left = pidfds.size();
+    bool poll_pids = !o.pids.empty() && ch.pid() <= 0 && pidfds.size() < o.pids.size();
+    for (;;) {
+        if (ch.pid() > 0) {
+            pid_t w = waitpid(ch.pid(), &wstatus, WNOHANG);
+            if (w == ch.pid())
+                break;
+        }
+        if (poll_pids) {
+            bool any = false;
+            for (pid_t p : o.pids)
+                any |= kill(p, 0) == 0 || errno == EPERM;
+            if (!any)
+                break;
+        }
+        if (o.command.empty() && signals::stop_signal())
+            break;
+        double t = monotonic_seconds();
+        if (deadline > 0 && t >= deadline) {
+            if (ch.pid() > 0) {
+                kill(ch.pid(), SIGTERM);
+                deadline = 0;
+                continue;
+            }
+            break;
+        }
+        if (progress && t >= next_progress) {
+            // The samples of every hwpmc user, and what the log file holds
+            // yet (full buffers only).
+            try {
+                auto d = dev.driver_stats();
+                struct stat fs {};
+                fstat(logfd, &fs);
+                std::string size =
+                    fs.st_size > 0 ? ", " + human_bytes(static_cast<uint64_t>(fs.st_size)) : "";
+                std::fprintf(stderr, "\r[ %s: %.0f s, %s samples%s ]\033[K", prog, t - t0,
+                             thousands(d.pm_samples_taken - d0.pm_samples_taken).c_str(),
+                             size.c_str());
+                progress_shown = true;
+            } catch (const std::system_error &) {
+            }
+            while (next_progress <= t)
+                next_progress += 1;
+        }
+        double wake = progress ? next_progress : 1e30;
+        if (deadline > 0)
+            wake = std::min(wake, deadline);
+        int timeout = wake < 1e29 ? static_cast<int>(std::ceil((wake - t) * 1000)) : -1;
+        if (poll_pids && (timeout < 0 || timeout > 100))
+            timeout = 100;
+        std::vector<struct pollfd> fds;
+        fds.push_back({signals::wake_fd(), POLLIN, 0});
+        for (int fd : pidfds)
+            if (fd >= 0)
+                fds.push_back({fd, POLLIN, 0});
+        int n = poll(fds.data(), fds.size(), timeout);
+        if (n > 0) {
+            if (fds[0].revents)
+                signals::drain();
+            for (size_t i = 1; i < fds.size(); i++) {
+                if (!fds[i].revents)
+                    continue;
+                for (auto &fd : pidfds)
+                    if (fd == fds[i].fd) {
+                        close(fd);
+                        fd = -1;
+                        pids_left--;
+                    }
+            }
+            if (!pidfds.empty() && pids_left == 0 && !poll_pids)
+                break;
+        }
+    }
+    double elapsed = monotonic_seconds() - t0;
+    signals::forward_to(0);
+    if (progress_shown)
+        std::fprintf(stderr, "\r\033[K");
+    for (int fd : pidfds)
+        if (fd >= 0)
+            close(fd);
+    stop_samplers(samplers);
+    try {
+        d1 = dev.driver_stats();
+    } catch (const std::system_error &) {
+        d1 = d0;
+    }
+    // CLOSELOG: the rings are drained, the CLOSELOG record written, and the
+    // writer's error (if any) returned.
+    try {
+        dev.close_log();
+    } catch (const std::system_error &e) {
+        int err = e.code().value();
+        std::fprintf(stderr, "%s: writing %s failed: %s\n", prog, o.output.c_str(),
+                     std::strerror(err));
+        if (err == ENOSPC)
+            std::fprintf(stderr, "  The file system is full: the log is incomplete.\n");
+        failed = true;
+    }
+    const std::string spec0 = samplers[0].spec;
+    const uint64_t period0 = samplers[0].period;
+    samplers.clear(); // release the PMCs
+    struct stat fs {};
+    fstat(logfd, &fs);
+    close(logfd);
+
+    if (ch.pid() > 0 && !failed) {
+        status = exit_status_of(wstatus);
+        if (!o.quiet && (WIFSIGNALED(wstatus) || status != 0))
+            std::fprintf(stderr, "%s: '%s' %s %d\n", prog, o.command[0].c_str(),
+                         WIFSIGNALED(wstatus) ? "was killed by signal" : "exited with status",
+                         WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : status);
+    }
+    if (!o.quiet && !exec_failed) {
+        log_summary ls = summarize(o.output);
+        print_summary(o, spec0, period0, ls, d0, d1, elapsed, static_cast<uint64_t>(fs.st_size));
+        if (!ls.read_ok)
+            return 1;
+    }
+    if (failed && status == 0)
+        status = 1;
+    return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    options o;
+    enum {
+        opt_no_inherit = 256,
+    };
+    static const struct option longopts[] = {
+        {"event", required_argument, nullptr, 'e'},
+        {"freq", required_argument, nullptr, 'F'},
+        {"count", required_argument, nullptr, 'c'},
+        {"call-graph", no_argument, nullptr, 'g'},
+        {"all-cpus", no_argument, nullptr, 'a'},
+        {"cpu", required_argument, nullptr, 'C'},
+        {"pid", required_argument, nullptr, 'p'},
+        {"no-inherit", no_argument, nullptr, opt_no_inherit},
+        {"output", required_argument, nullptr, 'o'},
+        {"quiet", no_argument, nullptr, 'q'},
+        {"verbose", no_argument, nullptr, 'v'},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    bool have_c = false, have_F = false;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+e:F:c:gaC:p:o:l:qvh", longopts, nullptr)) != -1) {
+        switch (opt) {
+        case 'e':
+            if (!*optarg)
+                usage_error("-e wants an event specifier");
+            o.events.push_back(optarg);
+            break;
+        case 'F':
+            o.freq = parse_positive(optarg, "-F");
+            have_F = true;
+            break;
+        case 'c':
+            o.period = parse_u64(optarg, "-c");
+            have_c = true;
+            break;
+        case 'g':
+            o.callchain = true;
+            break;
+        case 'a':
+            o.system_wide = true;
+            break;
+        case 'C':
+            if (!parse_cpu_list(optarg, &o.cpus))
+                usage_error(std::string("-C wants a CPU list like 0,2-3, not '") + optarg + "'");
+            break;
+        case 'p':
+            if (!parse_pid_list(optarg, &o.pids))
+                usage_error(std::string("-p wants process ids, not '") + optarg + "'");
+            break;
+        case opt_no_inherit:
+            o.inherit = false;
+            break;
+        case 'o':
+            if (!*optarg)
+                usage_error("-o wants a file name");
+            o.output = optarg;
+            break;
+        case 'l':
+            o.duration = parse_positive(optarg, "-l");
+            break;
+        case 'q':
+            o.quiet = true;
+            break;
+        case 'v':
+            o.verbose++;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default: {
+            std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
+                                     : std::string(argv[optind - 1]);
+            bool missing = optopt && std::strchr("eFcCpol", optopt);
+            usage_error(missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
+        }
+        }
+    }
+    for (int i = optind; i < argc; i++)
+        o.command.push_back(argv[i]);
+    if (have_c && have_F)
+        usage_error("-F and -c exclude each other");
+    if (o.system_wide && !o.pids.empty())
+        usage_error("-a and -p exclude each other");
+    if (!o.cpus.empty() && !o.system_wide)
+        usage_error("-C needs -a");
+    if (o.command.empty() && o.pids.empty() && !o.system_wide)
+        usage_error("nothing to sample: give a COMMAND, -p PID or -a");
+    if (o.freq > 0 && o.freq > 1e6)
+        usage_error("-F: at most 1000000 Hz");
+    if (o.events.empty())
+        o.events.push_back("SOFT-CLOCK.PROF");
+    for (const auto &e : o.events)
+        if (o.freq > 0 && !is_clock_prof(e))
+            usage_error("-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" + e +
+                        "' a period with -c PERIOD");
+    return run(o);
+}

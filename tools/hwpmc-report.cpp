@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+// hwpmc-report: read a hwpmc log file (hwpmc-record, pmcstat -O) and show
+// where the samples fell: a flat profile by function (self and children),
+// call graphs, folded stacks, an SVG flame graph, or the raw records.
+//
+// The log is read with libhwpmc's pmclog(3) reader.  User addresses are
+// placed in files through the MAP_IN records of the sample's process at
+// the sample's time (inherited at PROCFORK, reset at PROCEXEC) and named
+// from the files' ELF symbol tables; kernel addresses from /proc/kallsyms.
+#include "hwpmc-report.hpp"
+#include "common.hpp"
+
+#include <hwpmc/hwpmc.hpp>
+#include <hwpmc/pmc.h>
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace {
+
+const char *prog = "hwpmc-report";
+
+using namespace hwpmc_tools;
+
+struct options {
+    std::string input = "hwpmc.data";
+    std::vector<sort_key> keys = {sort_key::comm, sort_key::dso, sort_key::sym};
+    text_options text;
+    bool folded = false;
+    bool dump = false;
+    std::string flamegraph;
+    std::string title = "Flame Graph";
+    bool user_only = false;
+    bool quiet = false;
+    std::set<uint32_t> pids, tids, cpus;
+    std::set<std::string> comms;
+    std::string event;
+};
+
+void usage(FILE *out) {
+    std::fprintf(
+        out,
+        "usage: %s [-i FILE] [--sort KEYS] [--children] [-g | --call-graph=caller|callee]\n"
+        "                    [--folded | --flamegraph SVG | --dump] [--pid PIDS] [--tid TIDS]\n"
+        "                    [--comm NAMES] [--cpu CPUS] [--event NAME] [--user]\n"
+        "                    [--percent-limit PCT] [-q]\n"
+        "\n"
+        "Show where the samples of a hwpmc log (hwpmc-record) fell.\n"
+        "\n"
+        "  -i, --input FILE       the log (default hwpmc.data; - reads standard input)\n"
+        "  -s, --sort KEYS        what an entry is: comma-separated comm, pid, tid, dso,\n"
+        "                         sym, cpu (default comm,dso,sym)\n"
+        "      --children         order by children (samples with the entry anywhere in\n"
+        "                         their call chain) instead of self (innermost frame)\n"
+        "  -g                     call graph under each entry: its callers\n"
+        "      --call-graph=MODE  caller (as -g) or callee (what each entry calls)\n"
+        "      --folded           folded stacks, 'comm;outer;...;inner COUNT' per line (for\n"
+        "                         flamegraph.pl, speedscope, inferno, ...)\n"
+        "      --flamegraph SVG   write an SVG flame graph to SVG\n"
+        "      --title TEXT       the flame graph's title\n"
+        "      --dump             every record, one line each (like pmcstat -R)\n"
+        "      --pid PIDS         only samples of these processes (comma-separated)\n"
+        "      --tid TIDS         only samples of these threads\n"
+        "      --comm NAMES       only samples of these commands\n"
+        "      --cpu CPUS         only samples taken on these CPUs (e.g. 0,2-3)\n"
+        "      --event NAME       only samples of this event (e.g. CLOCK.PROF)\n"
+        "  -u, --user             leave out kernel frames (samples in the kernel count for\n"
+        "                         the user code that entered it)\n"
+        "      --percent-limit P  hide entries and call graph branches below P%%\n"
+        "  -q, --quiet            no header and notes\n"
+        "  -h, --help             this help\n"
+        "\n"
+        "Exit status: 0; 1 if the log cannot be read (a truncated log is reported up to\n"
+        "where it ends, with a warning); 2 for usage errors.\n",
+        prog);
+}
+
+[[noreturn]] void usage_error(const std::string &msg) {
+    std::fprintf(stderr, "%s: %s\n(%s --help for help)\n", prog, msg.c_str(), prog);
+    std::exit(2);
+}
+
+std::set<uint32_t> parse_ids(const char *arg, const char *opt) {
+    std::set<uint32_t> out;
+    std::stringstream ss(arg);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) {
+        char *end;
+        errno = 0;
+        unsigned long v = std::strtoul(tok.c_str(), &end, 10);
+        if (tok.empty() || *end || errno || v > UINT32_MAX || tok[0] == '-')
+            usage_error(std::string(opt) + " wants numbers separated by commas, not '" + arg + "'");
+        out.insert(static_cast<uint32_t>(v));
+    }
+    if (out.empty())
+        usage_error(std::string(opt) + " wants numbers separated by commas");
+    return out;
+}
+
+std::string upper(std::string s) {
+    for (auto &c : s)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// "SOFT-CLOCK.PROF" matches "clock.prof" and "SOFT-CLOCK.PROF".
+bool event_matches(const std::string &event, const std::string &want) {
+    std::string e = upper(event), w = upper(want);
+    auto strip = [](std::string s) { return s.rfind("SOFT-", 0) == 0 ? s.substr(5) : s; };
+    return e == w || strip(e) == strip(w);
+}
+
+std::string rate_text(const pmc_desc &d) {
+    if (!d.rate)
+        return "counting";
+    std::string h = upper(d.event);
+    if (h == "SOFT-CLOCK.PROF" || h == "CLOCK.PROF") {
+        char buf[96];
+        std::snprintf(buf, sizeof(buf), "every %s ns of CPU time (%.4g Hz)",
+                      thousands(d.rate).c_str(), 1e9 / static_cast<double>(d.rate));
+        return buf;
+    }
+    return "every " + thousands(d.rate) + " events";
+}
+
+// The log, read to its end or to the first fault (reported).
+bool read_log(int fd, const options &o, log_data *data) {
+    try {
+        hwpmc::log_reader r(fd);
+        for (const pmclog_ev &ev : r)
+            data->add(ev);
+        if (r.state() != PMCLOG_EOF) {
+            std::fprintf(stderr, "%s: %s: the log ends inside a record\n", prog, o.input.c_str());
+            return data->records > 0;
+        }
+    } catch (const std::system_error &e) {
+        int err = e.code().value();
+        if (err == EBADMSG && data->records > 0) {
+            std::fprintf(stderr, "%s: warning: %s: %s\n  (reporting the %s records before it)\n",
+                         prog, o.input.c_str(), e.what(), thousands(data->records).c_str());
+            return true;
+        }
+        std::fprintf(stderr, "%s: %s: %s\n", prog, o.input.c_str(), e.what());
+        if (err == EPROTO)
+            std::fprintf(stderr, "  The log was written by a module with another log format: "
+                                 "use the tools of that version.\n");
+        return false;
+    }
+    return true;
+}
+
+int run(const options &o) {
+    int fd = 0;
+    if (o.input != "-") {
+        fd = open(o.input.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            int err = errno;
+            std::fprintf(stderr, "%s: cannot open %s: %s\n", prog, o.input.c_str(),
+                         std::strerror(err));
+            if (err == ENOENT && o.input == "hwpmc.data")
+                std::fprintf(stderr, "  Record one first: hwpmc-record -g -- COMMAND\n");
+            return 1;
+        }
+    }
+    if (o.dump)
+        return dump_log(stdout, fd, prog, o.input);
+
+    log_data data;
+    if (!read_log(fd, o, &data))
+        return 1;
+    data.apply();
+    data.name_from_proc();
+    if (fd > 0)
+        close(fd);
+
+    symbolizer sym;
+    resolver res(data.procs, sym, o.user_only);
+    // Filters, then resolution, then the comm filter (names need it).
+    std::vector<sample> samples;
+    samples.reserve(data.samples.size());
+    for (const raw_sample &r : data.samples) {
+        if (!o.pids.empty() && !o.pids.count(r.pid))
+            continue;
+        if (!o.tids.empty() && !o.tids.count(r.tid))
+            continue;
+        if (!o.cpus.empty() && !o.cpus.count(r.cpu))
+            continue;
+        if (!o.event.empty()) {
+            auto it = data.pmcs.find(r.pmcid);
+            if (it == data.pmcs.end() || !event_matches(it->second.event, o.event))
+                continue;
+        }
+        sample s = res.resolve(r);
+        if (!o.comms.empty() && !o.comms.count(res.comm_name(s.comm)))
+            continue;
+        if (s.frames.empty())
+            continue; // nothing was interrupted that has an address
+        samples.push_back(std::move(s));
+    }
+
+    // Events, in the order of their PMCs; a PMC per CPU counts once.
+    std::vector<std::string> events;
+    auto event_of = [&](uint32_t pmcid) {
+        auto it = data.pmcs.find(pmcid);
+        if (it == data.pmcs.end()) {
+            char buf[32];
+            std::snprintf(buf, sizeof(buf), "pmc 0x%x", pmcid);
+            return std::string(buf);
+        }
+        return it->second.event;
+    };
+    for (const auto &s : samples) {
+        std::string e = event_of(s.pmcid);
+        if (std::find(events.begin(), events.end(), e) == events.end())
+            events.push_back(e);
+    }
+    std::sort(events.begin(), events.end());
+
+    if (!o.event.empty() && samples.empty()) {
+        bool known = false;
+        for (const auto &[id, d] : data.pmcs)
+            known |= event_matches(d.event, o.event);
+        if (!known) {
+            std::fprintf(stderr, "%s: %s has no event '%s'; it has:", prog, o.input.c_str(),
+                         o.event.c_str());
+            std::set<std::string> names;
+            for (const auto &[id, d] : data.pmcs)
+                names.insert(d.event);
+            for (const auto &n : names)
+                std::fprintf(stderr, " %s", n.c_str());
+            std::fprintf(stderr, "\n");
+            return 1;
+        }
+    }
+
+    // Notes on what could not be resolved.
+    std::vector<std::string> notes;
+    if (data.dropped_samples || data.dropped_records)
+        notes.push_back(thousands(data.dropped_samples) + " samples and " +
+                        thousands(data.dropped_records) +
+                        " other records were dropped while recording (DROPNOTIFY): see "
+                        "hwpmc-record's advice");
+    if (!data.closed)
+        notes.push_back("the log does not end with CLOSELOG: the recording was cut short");
+    if (res.kernel_frames && res.kernel_restricted())
+        notes.push_back("kernel addresses are not symbolized: /proc/kallsyms shows zero "
+                        "addresses to this user (run as root, or sysctl kernel.kptr_restrict=0)");
+    for (const auto &[path, why] : res.unreadable)
+        notes.push_back("cannot read symbols of " + path + ": " + why);
+    if (res.user_unmapped)
+        notes.push_back(thousands(res.user_unmapped) +
+                        " samples interrupted user code outside every mapping the log describes "
+                        "(the vDSO, JIT code, or a process whose mappings were not logged)");
+
+    if (!o.flamegraph.empty() || o.folded) {
+        profile p(res, o.keys);
+        for (const auto &s : samples)
+            p.add(s);
+        if (!o.quiet && events.size() > 1 && o.event.empty())
+            std::fprintf(stderr, "%s: note: %zu events mixed together; choose one with --event\n",
+                         prog, events.size());
+        if (o.folded)
+            print_folded(stdout, folded_stacks(p, res));
+        if (!o.flamegraph.empty()) {
+            std::string subtitle = thousands(p.total()) + " samples";
+            std::string ev;
+            for (const auto &e : events)
+                ev += (ev.empty() ? "" : ", ") + e;
+            if (!ev.empty())
+                subtitle += " of " + ev;
+            subtitle += " from " + o.input;
+            if (!write_flamegraph(o.flamegraph, p, res, o.title, subtitle)) {
+                std::fprintf(stderr, "%s: cannot write %s: %s\n", prog, o.flamegraph.c_str(),
+                             std::strerror(errno));
+                return 1;
+            }
+            if (!o.quiet)
+                std::fprintf(stderr, "%s: wrote %s (%s samples)\n", prog, o.flamegraph.c_str(),
+                             thousands(p.total()).c_str());
+        }
+        if (!o.quiet)
+            for (const auto &n : notes)
+                std::fprintf(stderr, "%s: note: %s\n", prog, n.c_str());
+        return 0;
+    }
+
+    if (o.text.header) {
+        std::printf("# hwpmc-report of %s: %s records, %s samples", o.input.c_str(),
+                    thousands(data.records).c_str(), thousands(data.samples.size()).c_str());
+        if (samples.size() != data.samples.size())
+            std::printf(" (%s selected)", thousands(samples.size()).c_str());
+        std::printf(", %s dropped\n", thousands(data.dropped_samples).c_str());
+        for (const auto &n : notes)
+            std::printf("# note: %s\n", n.c_str());
+        std::printf("#\n");
+    }
+    if (samples.empty()) {
+        std::fprintf(stderr, "%s: no samples%s\n", prog,
+                     data.samples.empty() ? " in the log" : " match the filters");
+        return 0;
+    }
+    bool first = true;
+    for (const auto &ev : events) {
+        profile p(res, o.keys);
+        for (const auto &s : samples)
+            if (event_of(s.pmcid) == ev)
+                p.add(s);
+        if (o.text.header) {
+            if (!first)
+                std::printf("\n");
+            const pmc_desc *d = nullptr;
+            for (const auto &[id, pd] : data.pmcs)
+                if (pd.event == ev)
+                    d = &pd;
+            std::printf("# Event: %s%s%s, %s samples\n", ev.c_str(), d ? ", " : "",
+                        d ? rate_text(*d).c_str() : "", thousands(p.total()).c_str());
+            std::printf("#\n");
+        }
+        first = false;
+        print_profile(stdout, p, res, o.text);
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    options o;
+    enum {
+        opt_children = 256,
+        opt_call_graph,
+        opt_folded,
+        opt_flamegraph,
+        opt_title,
+        opt_dump,
+        opt_pid,
+        opt_tid,
+        opt_comm,
+        opt_cpu,
+        opt_event,
+        opt_percent_limit,
+    };
+    static const struct option longopts[] = {
+        {"input", required_argument, nullptr, 'i'},
+        {"sort", required_argument, nullptr, 's'},
+        {"children", no_argument, nullptr, opt_children},
+        {"call-graph", optional_argument, nullptr, opt_call_graph},
+        {"folded", no_argument, nullptr, opt_folded},
+        {"flamegraph", required_argument, nullptr, opt_flamegraph},
+        {"title", required_argument, nullptr, opt_title},
+        {"dump", no_argument, nullptr, opt_dump},
+        {"pid", required_argument, nullptr, opt_pid},
+        {"tid", required_argument, nullptr, opt_tid},
+        {"comm", required_argument, nullptr, opt_comm},
+        {"cpu", required_argument, nullptr, opt_cpu},
+        {"event", required_argument, nullptr, opt_event},
+        {"user", no_argument, nullptr, 'u'},
+        {"percent-limit", required_argument, nullptr, opt_percent_limit},
+        {"quiet", no_argument, nullptr, 'q'},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "i:s:guqh", longopts, nullptr)) != -1) {
+        switch (opt) {
+        case 'i':
+            o.input = optarg;
+            break;
+        case 's': {
+            std::string bad;
+            if (!parse_sort_keys(optarg, &o.keys, &bad))
+                usage_error("--sort: unknown key '" + bad +
+                            "' (choose from comm, pid, tid, dso, sym, cpu)");
+            break;
+        }
+        case opt_children:
+            o.text.by_children = true;
+            break;
+        case 'g':
+            o.text.graph = graph_mode::callers;
+            break;
+        case opt_call_graph:
+            if (!optarg || !std::strcmp(optarg, "caller") || !std::strcmp(optarg, "callers"))
+                o.text.graph = graph_mode::callers;
+            else if (!std::strcmp(optarg, "callee") || !std::strcmp(optarg, "callees"))
+                o.text.graph = graph_mode::callees;
+            else if (!std::strcmp(optarg, "none"))
+                o.text.graph = graph_mode::none;
+            else
+                usage_error(std::string("--call-graph: caller, callee or none, not '") + optarg +
+                            "'");
+            break;
+        case opt_folded:
+            o.folded = true;
+            break;
+        case opt_flamegraph:
+            o.flamegraph = optarg;
+            break;
+        case opt_title:
+            o.title = optarg;
+            break;
+        case opt_dump:
+            o.dump = true;
+            break;
+        case opt_pid:
+            o.pids = parse_ids(optarg, "--pid");
+            break;
+        case opt_tid:
+            o.tids = parse_ids(optarg, "--tid");
+            break;
+        case opt_cpu: {
+            std::vector<int> cpus;
+            if (!parse_cpu_list(optarg, &cpus))
+                usage_error(std::string("--cpu wants a CPU list like 0,2-3, not '") + optarg + "'");
+            o.cpus.insert(cpus.begin(), cpus.end());
+            break;
+        }
+        case opt_comm: {
+            std::stringstream ss(optarg);
+            std::string tok;
+            while (std::getline(ss, tok, ','))
+                if (!tok.empty())
+                    o.comms.insert(tok);
+            break;
+        }
+        case opt_event:
+            o.event = optarg;
+            break;
+        case 'u':
+            o.user_only = true;
+            break;
+        case opt_percent_limit: {
+            char *end;
+            double v = std::strtod(optarg, &end);
+            if (!*optarg || *end || !(v >= 0) || v > 100)
+                usage_error(std::string("--percent-limit wants 0 to 100, not '") + optarg + "'");
+            o.text.percent_limit = v;
+            break;
+        }
+        case 'q':
+            o.quiet = true;
+            o.text.header = false;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default: {
+            std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
+                                     : std::string(argv[optind - 1]);
+            bool missing = optopt && std::strchr("is", optopt);
+            usage_error(missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
+        }
+        }
+    }
+    if (optind < argc)
+        usage_error(std::string("unexpected argument '") + argv[optind] + "' (the log is -i FILE)");
+    if (o.dump && (o.folded || !o.flamegraph.empty() || o.text.graph != graph_mode::none))
+        usage_error("--dump prints the raw records only: no --folded, --flamegraph or -g");
+    return run(o);
+}

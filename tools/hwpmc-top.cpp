@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+// hwpmc-top: a live view of the hottest functions, like FreeBSD's
+// `pmcstat -T` and `perf top`.
+//
+// The sampling PMCs log into a pipe.  A thread reads the pipe as the
+// module's writer fills it (so that the writer never waits on a full pipe
+// while the main thread flushes); every refresh the main thread asks the
+// module to flush its buffers (FLUSHLOG), feeds what arrived to a fed
+// pmclog(3) reader, resolves the new samples (hwpmc-report's symbolization)
+// and redraws the profile of the last interval (or, with --cumulative, of
+// everything so far).
+#include "common.hpp"
+#include "hwpmc-report.hpp"
+#include "sampling.hpp"
+
+#include <hwpmc/hwpmc.hpp>
+#include <hwpmc/pmc.h>
+#include <hwpmc/pmclog.h>
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const char *prog = "hwpmc-top";
+
+using namespace hwpmc_tools;
+
+struct options : sampling_options {
+    double delay = 1;        // -d SECS between refreshes
+    size_t lines = 0;        // -n: entries shown (0: what fits)
+    long iterations = 0;     // --iterations: stop after this many (0: never)
+    double duration = 0;     // -l SECS
+    bool cumulative = false; // everything so far, not the last interval
+    std::vector<sort_key> keys = {sort_key::comm, sort_key::dso, sort_key::sym};
+    bool user_only = false;
+    std::vector<std::string> command;
+};
+
+void usage(FILE *out) {
+    std::fprintf(out,
+                 "usage: %s [-e SPEC]... [-F HZ | -c PERIOD] [-g] [-a [-C CPUS] | -p PID[,PID]]\n"
+                 "                 [-d SECS] [-n LINES] [--sort KEYS] [--cumulative] [-u]\n"
+                 "                 [-l SECS] [--iterations N] [--] [COMMAND [ARG]...]\n"
+                 "\n"
+                 "Show the hottest functions, refreshed every few seconds: of the whole system\n"
+                 "(the default, and -a: needs root/CAP_PERFMON), of running processes (-p), or of\n"
+                 "COMMAND and its descendants (until it exits).  Ctrl-C ends it.\n"
+                 "\n"
+                 "  -e SPEC          event to sample (default SOFT-CLOCK.PROF, CPU time)\n"
+                 "  -F HZ            samples per second of CPU time, for CLOCK.PROF (default %g)\n"
+                 "  -c PERIOD        sample every PERIOD events\n"
+                 "  -g               record callchains: the Children column counts callers too\n"
+                 "  -a, -C CPUS      system-wide, on every CPU or on these\n"
+                 "  -p PID[,PID]     sample running processes\n"
+                 "  -d SECS          seconds between refreshes (default 1)\n"
+                 "  -n LINES         entries shown (default: what fits the terminal, or 20)\n"
+                 "  -s, --sort KEYS  comm, pid, tid, dso, sym, cpu (default comm,dso,sym)\n"
+                 "  --cumulative     everything since the start, not the last interval\n"
+                 "  -u, --user       leave out kernel frames\n"
+                 "  -l SECS          stop after SECS seconds\n"
+                 "  --iterations N   stop after N refreshes\n"
+                 "  -h, --help       this help\n"
+                 "\n"
+                 "Without a terminal each refresh is printed after the previous one.  Exit\n"
+                 "status: COMMAND's, else 0; 1 for errors of the tool; 2 for usage errors.\n",
+                 prog, default_sampling_hz);
+}
+
+[[noreturn]] void usage_error(const std::string &msg) {
+    std::fprintf(stderr, "%s: %s\n(%s --help for help)\n", prog, msg.c_str(), prog);
+    std::exit(2);
+}
+
+double parse_positive(const char *arg, const char *opt) {
+    char *end;
+    errno = 0;
+    double v = std::strtod(arg, &end);
+    if (!*arg || *end || errno || !(v > 0) || !std::isfinite(v))
+        usage_error(std::string(opt) + " wants a positive number, not '" + arg + "'");
+    return v;
+}
+
+long parse_count(const char *arg, const char *opt) {
+    char *end;
+    errno = 0;
+    long v = std::strtol(arg, &end, 10);
+    if (!*arg || *end || errno || v <= 0)
+        usage_error(std::string(opt) + " wants a positive whole number, not '" + arg + "'");
+    return v;
+}
+
+// What the pipe delivered, handed from the reading thread to the main one.
+class pipe_reader {
+public:
+    explicit pipe_reader(int fd) : fd_(fd), thread_([this] { run(); }) {}
+    ~pipe_reader() {
+        if (thread_.joinable())
+            thread_.join();
+    }
+    // Everything read since the last call.
+    std::vector<std::byte> take() {
+        std::lock_guard<std::mutex> g(m_);
+        std::vector<std::byte> out;
+        out.swap(buf_);
+        return out;
+    }
+    // Wait for the end of the pipe (once the module has let it go).
+    void join() {
+        if (thread_.joinable())
+            thread_.join();
+    }
+    int error() const { return err_; }
+
+private:
+    void run() {
+        std::vector<std::byte> chunk(1 << 20);
+        for (;;) {
+            ssize_t n = read(fd_, chunk.data(), chunk.size());
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                err_ = n < 0 ? errno : 0;
+                return;
+            }
+            std::lock_guard<std::mutex> g(m_);
+            buf_.insert(buf_.end(), chunk.begin(), chunk.begin() + n);
+        }
+    }
+    int fd_;
+    std::mutex m_;
+    std::vector<std::byte> buf_;
+    int err_ = 0;
+    std::thread thread_;
+};
+
+size_t terminal_rows() {
+    struct winsize ws {};
+    if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+        return ws.ws_row;
+    return 0;
+}
+
+struct view {
+    const options &o;
+    log_data data;
+    symbolizer sym;
+    resolver res{data.procs, sym, o.user_only};
+    std::deque<sample> samples; // those the profile shows
+    profile prof{res, o.keys};
+    hwpmc::log_reader reader; // fed
+    uint64_t total = 0, dropped = 0;
+    bool tty = isatty(1);
+
+    explicit view(const options &opt) : o(opt) {}
+
+    // Feed what arrived; false (with a message) on a corrupt log.
+    bool feed(const std::vector<std::byte> &bytes) {
+        try {
+            if (!bytes.empty())
+                reader.feed(bytes);
+            while (const pmclog_ev *ev = reader.next())
+                data.add(*ev);
+        } catch (const std::system_error &e) {
+            std::fprintf(stderr, "%s: reading the log: %s\n", prog, e.what());
+            return false;
+        }
+        data.apply();
+        data.name_from_proc();
+        for (const raw_sample &r : data.samples) {
+            sample s = res.resolve(r);
+            if (s.frames.empty())
+                continue;
+            samples.push_back(std::move(s));
+            prof.add(samples.back());
+            total++;
+        }
+        data.samples.clear();
+        return true;
+    }
+
+    void draw(double elapsed, double interval, const std::string &what) {
+        size_t rows = terminal_rows();
+        text_options t;
+        t.by_children = false;
+        t.max_entries = o.lines ? o.lines : rows > 10 ? rows - 9 : 20;
+        if (tty)
+            std::printf("\033[H\033[2J");
+        else
+            std::printf("\n");
+        uint64_t lost = data.dropped_samples - dropped;
+        dropped = data.dropped_samples;
+        std::printf("%s: %s, %.1f s\n", prog, what.c_str(), elapsed);
+        std::printf("%s samples %s, %s in all; %s dropped%s\n", thousands(prof.total()).c_str(),
+                    o.cumulative ? "so far" : ("in the last " + fmt(interval) + " s").c_str(),
+                    thousands(total).c_str(), thousands(lost).c_str(),
+                    lost ? " (lower the rate: -F)" : "");
+        if (data.procs.processes() == 0 && total == 0)
+            std::printf("(no samples yet)\n");
+        std::printf("\n");
+        if (prof.total())
+            print_profile(stdout, prof, res, t);
+        std::fflush(stdout);
+        if (!o.cumulative) {
+            prof.clear();
+            samples.clear();
+        }
+    }
+
+    static std::string fmt(double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof(buf), "%.1f", v);
+        return buf;
+    }
+};
+
+int run(options &o) {
+    hwpmc::device dev = [&] {
+        try {
+            return hwpmc::device::open();
+        } catch (const std::system_error &e) {
+            explain(prog, "cannot open /dev/hwpmc", e.code().value());
+            std::exit(1);
+        }
+    }();
+    if (o.system_wide && o.cpus.empty())
+        o.cpus = online_cpus(static_cast<int>(dev.cpuinfo().pm_ncpu));
+
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        std::fprintf(stderr, "%s: pipe: %s\n", prog, std::strerror(errno));
+        return 1;
+    }
+    fcntl(p[1], F_SETPIPE_SZ, 1 << 20); // room for a few buffers; best effort
+    try {
+        dev.configure_log(p[1]);
+    } catch (const std::system_error &e) {
+        report_error(prog, "cannot configure the log", e);
+        return 1;
+    }
+    close(p[1]); // the module holds its own reference: EOF once it lets go
+    pipe_reader pr(p[0]);
+
+    std::vector<sampler> samplers;
+    auto give_up = [&] {
+        samplers.clear();
+        try {
+            dev.close_log();
+        } catch (const std::system_error &) {
+        }
+        pr.join();
+        close(p[0]);
+        return 1;
+    };
+    if (!allocate_samplers(prog, dev, o, &samplers))
+        return give_up();
+
+    signals::setup(prog);
+    stopped_child ch;
+    if (!o.command.empty()) {
+        if (!ch.fork(prog, o.command))
+            return give_up();
+        ch.wait_until_waiting();
+    }
+    if (!o.system_wide) {
+        std::vector<pid_t> targets = o.pids;
+        if (targets.empty())
+            targets.push_back(ch.pid());
+        for (pid_t t : targets)
+            if (!attach_samplers(prog, samplers, t))
+                return give_up();
+    }
+    if (!start_samplers(prog, samplers))
+        return give_up();
+
+    std::string what = o.events[0];
+    for (size_t i = 1; i < o.events.size(); i++)
+        what += ", " + o.events[i];
+    if (o.events.size() == 1)
+        what += " " + rate_text(samplers[0].spec, samplers[0].period);
+    if (o.system_wide)
+        what += " on CPUs " + cpu_list_string(o.cpus);
+    else if (!o.pids.empty()) {
+        what += " of process";
+        for (pid_t pid : o.pids)
+            what += " " + std::to_string(pid);
+    } else {
+        what += " of '" + o.command[0] + "'";
+    }
+
+    int status = 0;
+    std::vector<int> pidfds;
+    if (ch.pid() > 0) {
+        signals::forward_to(ch.pid());
+        if (int e = ch.release()) {
+            std::fprintf(stderr, "%s: cannot run '%s': %s\n", prog, o.command[0].c_str(),
+                         std::strerror(e));
+            int ws;
+            waitpid(ch.pid(), &ws, 0);
+            signals::forward_to(0);
+            give_up();
+            return e == ENOENT ? 127 : 126;
+        }
+    } else {
+        for (pid_t pid : o.pids) {
+            int fd = pidfd_open(pid);
+            if (fd >= 0)
+                pidfds.push_back(fd);
+        }
+    }
+
+    view v(o);
+    double t0 = monotonic_seconds(), last = t0, next = t0 + o.delay;
+    double deadline = o.duration > 0 ? t0 + o.duration : 0;
+    long iterations = 0;
+    bool done = false, failed = false;
+    int wstatus = 0;
+    while (!done) {
+        double t = monotonic_seconds();
+        if (t >= next || (deadline > 0 && t >= deadline)) {
+            try {
+                dev.flush_log();
+            } catch (const std::system_error &e) {
+                std::fprintf(stderr, "%s: the log failed: %s\n", prog,
+                             std::strerror(e.code().value()));
+                failed = true;
+                break;
+            }
+            // The writer thread writes what FLUSHLOG handed it; give it a
+            // moment to reach the pipe.
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, nullptr);
+            if (!v.feed(pr.take())) {
+                failed = true;
+                break;
+            }
+            t = monotonic_seconds();
+            v.draw(t - t0, t - last, what);
+            last = t;
+            while (next <= t)
+                next += o.delay;
+            if (o.iterations && ++iterations >= o.iterations)
+                break;
+            if (deadline > 0 && t >= deadline)
+                break;
+        }
+        if (ch.pid() > 0 && waitpid(ch.pid(), &wstatus, WNOHANG) == ch.pid()) {
+            status = exit_status_of(wstatus);
+            break;
+        }
+        if (ch.pid() <= 0 && signals::stop_signal())
+            break;
+        std::vector<struct pollfd> fds;
+        fds.push_back({signals::wake_fd(), POLLIN, 0});
+        for (int fd : pidfds)
+            fds.push_back({fd, POLLIN, 0});
+        double wake = deadline > 0 ? std::min(next, deadline) : next;
+        int timeout = std::max(0, static_cast<int>(std::ceil((wake - t) * 1000)));
+        if (poll(fds.data(), fds.size(), timeout) > 0) {
+            if (fds[0].revents)
+                signals::drain();
+            for (size_t i = 1; i < fds.size(); i++)
+                if (fds[i].revents)
+                    done = true; // a process of -p exited: the view ends
+        }
+    }
+    signals::forward_to(0);
+    stop_samplers(samplers);
+    try {
+        dev.close_log();
+    } catch (const std::system_error &e) {
+        if (!failed)
+            std::fprintf(stderr, "%s: the log failed: %s\n", prog, std::strerror(e.code().value()));
+        failed = true;
+    }
+    samplers.clear();
+    pr.join();
+    close(p[0]);
+    for (int fd : pidfds)
+        close(fd);
+    if (ch.pid() > 0 && !WIFEXITED(wstatus) && !WIFSIGNALED(wstatus)) {
+        // Stopped early (-l, --iterations): the command goes on alone.
+        status = 0;
+    }
+    if (failed && status == 0)
+        status = 1;
+    return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    options o;
+    enum {
+        opt_cumulative = 256,
+        opt_iterations,
+        opt_no_inherit,
+    };
+    static const struct option longopts[] = {
+        {"event", required_argument, nullptr, 'e'},
+        {"freq", required_argument, nullptr, 'F'},
+        {"count", required_argument, nullptr, 'c'},
+        {"call-graph", no_argument, nullptr, 'g'},
+        {"all-cpus", no_argument, nullptr, 'a'},
+        {"cpu", required_argument, nullptr, 'C'},
+        {"pid", required_argument, nullptr, 'p'},
+        {"delay", required_argument, nullptr, 'd'},
+        {"lines", required_argument, nullptr, 'n'},
+        {"sort", required_argument, nullptr, 's'},
+        {"cumulative", no_argument, nullptr, opt_cumulative},
+        {"user", no_argument, nullptr, 'u'},
+        {"iterations", required_argument, nullptr, opt_iterations},
+        {"no-inherit", no_argument, nullptr, opt_no_inherit},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+e:F:c:gaC:p:d:n:s:ul:h", longopts, nullptr)) != -1) {
+        switch (opt) {
+        case 'e':
+            if (!*optarg)
+                usage_error("-e wants an event specifier");
+            o.events.push_back(optarg);
+            break;
+        case 'F':
+            o.freq = parse_positive(optarg, "-F");
+            break;
+        case 'c':
+            o.period = static_cast<uint64_t>(parse_count(optarg, "-c"));
+            break;
+        case 'g':
+            o.callchain = true;
+            break;
+        case 'a':
+            o.system_wide = true;
+            break;
+        case 'C':
+            if (!parse_cpu_list(optarg, &o.cpus))
+                usage_error(std::string("-C wants a CPU list like 0,2-3, not '") + optarg + "'");
+            o.system_wide = true;
+            break;
+        case 'p':
+            if (!parse_pid_list(optarg, &o.pids))
+                usage_error(std::string("-p wants process ids, not '") + optarg + "'");
+            break;
+        case 'd':
+            o.delay = parse_positive(optarg, "-d");
+            if (o.delay < 0.1)
+                usage_error("-d: at least 0.1 seconds");
+            break;
+        case 'n':
+            o.lines = static_cast<size_t>(parse_count(optarg, "-n"));
+            break;
+        case 's': {
+            std::string bad;
+            if (!parse_sort_keys(optarg, &o.keys, &bad))
+                usage_error("--sort: unknown key '" + bad +
+                            "' (choose from comm, pid, tid, dso, sym, cpu)");
+            break;
+        }
+        case opt_cumulative:
+            o.cumulative = true;
+            break;
+        case 'u':
+            o.user_only = true;
+            break;
+        case 'l':
+            o.duration = parse_positive(optarg, "-l");
+            break;
+        case opt_iterations:
+            o.iterations = parse_count(optarg, "--iterations");
+            break;
+        case opt_no_inherit:
+            o.inherit = false;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default: {
+            std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
+                                     : std::string(argv[optind - 1]);
+            bool missing = optopt && std::strchr("eFcCpdnsl", optopt);
+            usage_error(missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
+        }
+        }
+    }
+    for (int i = optind; i < argc; i++)
+        o.command.push_back(argv[i]);
+    if (o.freq > 0 && o.period)
+        usage_error("-F and -c exclude each other");
+    if (o.system_wide && !o.pids.empty())
+        usage_error("-a and -p exclude each other");
+    if (o.pids.empty() && o.command.empty())
+        o.system_wide = true;
+    if (o.events.empty())
+        o.events.push_back("SOFT-CLOCK.PROF");
+    for (const auto &e : o.events)
+        if (o.freq > 0 && !is_clock_prof(e))
+            usage_error("-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" + e +
+                        "' a period with -c PERIOD");
+    return run(o);
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "samples.hpp"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace hwpmc_tools {
+
+namespace {
+
+uint64_t ts_ns(const struct timespec &ts) {
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string base_name(const std::string &path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string hex(uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+    return buf;
+}
+
+} // namespace
+
+void log_data::add(const pmclog_ev &ev) {
+    uint64_t t = ts_ns(ev.pl_ts);
+    records++;
+    if (!t_first || t < t_first)
+        t_first = t;
+    if (t > t_last)
+        t_last = t;
+    closed = false;
+    switch (ev.pl_type) {
+    case PMCLOG_TYPE_INITIALIZE:
+        initialized = true;
+        version = ev.pl_u.pl_i.pl_version;
+        ncpu = ev.pl_u.pl_i.pl_ncpu;
+        cputype = ev.pl_u.pl_i.pl_arch;
+        break;
+    case PMCLOG_TYPE_CLOSELOG:
+        closed = true;
+        break;
+    case PMCLOG_TYPE_DROPNOTIFY:
+        dropped_samples += ev.pl_u.pl_dn.pl_samples;
+        dropped_records += ev.pl_u.pl_dn.pl_records;
+        break;
+    case PMCLOG_TYPE_PMCALLOCATE: {
+        const auto &a = ev.pl_u.pl_a;
+        pmcs[a.pl_pmcid] = {a.pl_evname ? a.pl_evname : "", a.pl_rate, a.pl_mode, a.pl_flags,
+                            a.pl_cpu};
+        break;
+    }
+    case PMCLOG_TYPE_PMCATTACH:
+        pending_.push_back({t, ev.pl_type, static_cast<uint32_t>(ev.pl_u.pl_t.pl_pid), 0, 0, 0, 0,
+                            ev.pl_u.pl_t.pl_pathname});
+        break;
+    case PMCLOG_TYPE_PROCEXEC:
+        pending_.push_back({t, ev.pl_type, static_cast<uint32_t>(ev.pl_u.pl_x.pl_pid), 0, 0, 0, 0,
+                            ev.pl_u.pl_x.pl_pathname});
+        break;
+    case PMCLOG_TYPE_PROCFORK:
+        pending_.push_back({t,
+                            ev.pl_type,
+                            static_cast<uint32_t>(ev.pl_u.pl_f.pl_newpid),
+                            static_cast<uint32_t>(ev.pl_u.pl_f.pl_oldpid),
+                            0,
+                            0,
+                            0,
+                            {}});
+        break;
+    case PMCLOG_TYPE_MAP_IN: {
+        const auto &m = ev.pl_u.pl_mi;
+        pending_.push_back({t, ev.pl_type, static_cast<uint32_t>(m.pl_pid), 0, m.pl_start, m.pl_end,
+                            m.pl_pgoff, m.pl_pathname});
+        break;
+    }
+    case PMCLOG_TYPE_MAP_OUT: {
+        const auto &m = ev.pl_u.pl_mo;
+        pending_.push_back(
+            {t, ev.pl_type, static_cast<uint32_t>(m.pl_pid), 0, m.pl_start, m.pl_end, 0, {}});
+        break;
+    }
+    case PMCLOG_TYPE_CALLCHAIN: {
+        const auto &c = ev.pl_u.pl_cc;
+        raw_sample r{t, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel, {}};
+        r.pcs.assign(c.pl_pc, c.pl_pc + c.pl_npc);
+        samples.push_back(std::move(r));
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void log_data::apply() {
+    std::stable_sort(pending_.begin(), pending_.end(),
+                     [](const proc_event &a, const proc_event &b) { return a.t < b.t; });
+    for (const auto &e : pending_) {
+        switch (e.type) {
+        case PMCLOG_TYPE_PMCATTACH:
+            procs.attach(e.pid, e.path, e.t);
+            break;
+        case PMCLOG_TYPE_PROCEXEC:
+            procs.exec(e.pid, e.path, e.t);
+            break;
+        case PMCLOG_TYPE_PROCFORK:
+            procs.fork(e.ppid, e.pid, e.t);
+            break;
+        case PMCLOG_TYPE_MAP_IN:
+            procs.map_in(e.pid, e.start, e.end, e.pgoff, e.path, e.t);
+            break;
+        case PMCLOG_TYPE_MAP_OUT:
+            procs.map_out(e.pid, e.start, e.end, e.t);
+            break;
+        default:
+            break;
+        }
+    }
+    pending_.clear();
+}
+
+void log_data::name_from_proc() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (t_last > ts_ns(now))
+        return;                         // from another boot, or another machine
+    std::map<uint32_t, uint64_t> first; // pid -> first sample
+    for (const auto &r : samples)
+        if (!procs.named(r.pid) && !first.count(r.pid))
+            first[r.pid] = r.t;
+    const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+    for (const auto &[pid, t] : first) {
+        if (pid == 0)
+            continue;
+        std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+        std::string st;
+        if (!std::getline(f, st))
+            continue;
+        size_t open = st.find('('), close = st.rfind(')');
+        if (open == std::string::npos || close == std::string::npos || close < open)
+            continue;
+        std::string comm = st.substr(open + 1, close - open - 1);
+        // Field 22, starttime, in clock ticks since boot.
+        std::istringstream rest(st.substr(close + 2));
+        std::string field;
+        unsigned long long start = 0;
+        for (int i = 3; i <= 22 && rest >> field; i++)
+            if (i == 22)
+                start = std::strtoull(field.c_str(), nullptr, 10);
+        double start_ns = static_cast<double>(start) / tick * 1e9;
+        if (start_ns > static_cast<double>(t) + 1e9)
+            continue; // a newer process with a recycled pid
+        procs.name(pid, comm);
+    }
+}
+
+resolver::resolver(const process_table &procs, symbolizer &sym, bool user_only)
+    : procs_(procs), sym_(sym), user_only_(user_only) {}
+
+uint32_t resolver::comm_id(const std::string &name) {
+    auto it = comm_ids_.find(name);
+    if (it != comm_ids_.end())
+        return it->second;
+    uint32_t id = static_cast<uint32_t>(comms_.size());
+    comms_.push_back(name);
+    comm_ids_.emplace(name, id);
+    return id;
+}
+
+uint32_t resolver::intern(const frame_info &f, const std::string &key) {
+    auto it = frame_ids_.find(key);
+    if (it != frame_ids_.end())
+        return it->second;
+    uint32_t id = static_cast<uint32_t>(frames_.size());
+    frames_.push_back(f);
+    frame_ids_.emplace(key, id);
+    return id;
+}
+
+uint32_t resolver::user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf) {
+    const process_table::mapping *m = procs_.find(pid, addr, t);
+    if (!m) {
+        if (leaf)
+            user_unmapped++;
+        return intern({"[unknown] " + hex(addr), "[unknown]", false, true}, "u:" + hex(addr));
+    }
+    uint64_t off = addr - m->start + m->pgoff;
+    auto &cache = ucache_[m->dso];
+    auto cit = cache.find(off);
+    if (cit != cache.end())
+        return cit->second;
+    const std::string &path = procs_.dso_path(m->dso);
+    std::string base = base_name(path);
+    static const std::string deleted = " (deleted)";
+    if (base.size() > deleted.size() &&
+        base.compare(base.size() - deleted.size(), deleted.size(), deleted) == 0)
+        base.resize(base.size() - deleted.size());
+    const std::string dkey = std::to_string(m->dso) + ":";
+    uint32_t id;
+    const elf_symbols *es = sym_.elf(path);
+    uint64_t vaddr = 0;
+    if (!es) {
+        unreadable[path] = sym_.why_not(path);
+        id = intern({"[unknown] " + base + "+" + hex(off), base, false, true}, dkey + hex(off));
+    } else if (!es->offset_to_vaddr(off, &vaddr)) {
+        id = intern({"[unknown] " + base + "+" + hex(off), base, false, true}, dkey + hex(off));
+    } else if (const elf_symbols::symbol *s = es->find(vaddr)) {
+        id = intern({demangle(s->name), base, false, false}, dkey + "s" + hex(s->start));
+    } else {
+        id = intern({"[unknown] " + base + "+" + hex(vaddr), base, false, true},
+                    dkey + "v" + hex(vaddr));
+    }
+    cache.emplace(off, id);
+    return id;
+}
+
+uint32_t resolver::kernel_frame(uint64_t addr) {
+    kernel_frames++;
+    auto cit = kcache_.find(addr);
+    if (cit != kcache_.end())
+        return cit->second;
+    uint32_t id;
+    const kernel_symbols::symbol *s = sym_.kernel().find(addr);
+    if (s) {
+        std::string dso = s->module.empty() ? "[kernel]" : "[" + s->module + "]";
+        id = intern({s->name, dso, true, false}, "k:" + s->name + ":" + s->module);
+    } else {
+        id = intern({"[unknown] [kernel]+" + hex(addr), "[kernel]", true, true}, "k:" + hex(addr));
+    }
+    kcache_.emplace(addr, id);
+    return id;
+}
+
+sample resolver::resolve(const raw_sample &r) {
+    sample s{r.t, r.pid, r.tid, r.cpu, r.pmcid, comm_id(procs_.comm(r.pid, r.t)), {}};
+    s.frames.reserve(r.pcs.size());
+    for (size_t i = 0; i < r.pcs.size(); i++) {
+        bool kernel = i < r.nkernel;
+        if (kernel && user_only_)
+            continue;
+        // A return address is the instruction after the call, which may be
+        // the first of the next function: look up the call itself.
+        bool leaf = i == 0 || i == r.nkernel;
+        uint64_t a = r.pcs[i] - (leaf ? 0 : 1);
+        uint32_t id = kernel ? kernel_frame(a) : user_frame(r.pid, a, r.t, leaf);
+        // Recursion shows each level; a repeated address from the unwinder
+        // (the interrupted PC again as its first return address) does not.
+        if (!s.frames.empty() && s.frames.back() == id && i > 0 && r.pcs[i] == r.pcs[i - 1])
+            continue;
+        s.frames.push_back(id);
+    }
+    return s;
+}
+
+} // namespace hwpmc_tools

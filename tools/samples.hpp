@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+// The samples of a hwpmc log, resolved to functions: log_data takes the
+// records (pmclog(3) events) in log order, keeps the processes' mappings,
+// the PMCs and the raw samples; resolver turns a raw sample into frames
+// (interned functions, innermost first) through the mappings, the ELF
+// symbols and the kernel's.
+#pragma once
+
+#include "addrspace.hpp"
+#include "symbolize.hpp"
+
+#include <hwpmc/pmclog.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hwpmc_tools {
+
+// A PMC of the log (PMCALLOCATE).
+struct pmc_desc {
+    std::string event; // "SOFT-CLOCK.PROF"
+    uint64_t rate = 0; // sampling period
+    uint32_t mode = 0, flags = 0, cpu = 0;
+};
+
+struct raw_sample {
+    uint64_t t;
+    uint32_t pid, tid, cpu, pmcid, flags, nkernel;
+    std::vector<uint64_t> pcs; // innermost first; pcs[0..nkernel) kernel
+};
+
+class log_data {
+public:
+    // One record, in log order.  CALLCHAIN records are kept raw; records
+    // about processes wait for apply().
+    void add(const pmclog_ev &ev);
+    // Apply the process records added since the last call to procs, in
+    // time order: each CPU has its own log buffers, so the file holds the
+    // records of different CPUs out of order (a PROCFORK on one CPU may
+    // come before the MAP_IN records of its parent's exec on another).
+    void apply();
+    // Name the sampled processes the log does not name (kernel threads,
+    // processes of a system-wide log that mapped nothing since it began)
+    // from /proc, if they still run and started before their first sample:
+    // the log was then written on this machine, since its last boot.
+    void name_from_proc();
+
+    process_table procs;
+    std::map<uint32_t, pmc_desc> pmcs;
+    std::vector<raw_sample> samples;
+    uint64_t records = 0;
+    uint64_t dropped_samples = 0, dropped_records = 0;
+    bool initialized = false, closed = false;
+    uint32_t version = 0, ncpu = 0, cputype = 0;
+    uint64_t t_first = 0, t_last = 0; // record times
+
+private:
+    struct proc_event {
+        uint64_t t;
+        uint32_t type, pid, ppid;
+        uint64_t start, end, pgoff;
+        std::string path;
+    };
+    std::vector<proc_event> pending_;
+};
+
+// A function (or an unresolved address) that samples name.
+struct frame_info {
+    std::string name; // demangled, or "[unknown] dso+0xoff"
+    std::string dso;  // base name of the file, "[kernel]", "[module]", "[unknown]"
+    bool kernel = false;
+    bool unknown = false;
+};
+
+struct sample {
+    uint64_t t;
+    uint32_t pid, tid, cpu, pmcid;
+    uint32_t comm;                // resolver::comm_name(comm)
+    std::vector<uint32_t> frames; // resolver::frame(id), innermost first
+};
+
+class resolver {
+public:
+    // user_only: drop the kernel frames of every sample.
+    resolver(const process_table &procs, symbolizer &sym, bool user_only = false);
+
+    sample resolve(const raw_sample &r);
+
+    const frame_info &frame(uint32_t id) const { return frames_[id]; }
+    size_t frame_count() const noexcept { return frames_.size(); }
+    const std::string &comm_name(uint32_t id) const { return comms_[id]; }
+    uint32_t comm_id(const std::string &name);
+
+    // What could not be resolved, for a note under the report.
+    uint64_t user_unmapped = 0;                    // user addresses outside every MAP_IN
+    uint64_t kernel_frames = 0;                    // kernel addresses seen
+    std::map<std::string, std::string> unreadable; // dso path -> why
+    bool kernel_restricted() { return sym_.kernel().restricted(); }
+
+private:
+    uint32_t intern(const frame_info &f, const std::string &key);
+    uint32_t user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf);
+    uint32_t kernel_frame(uint64_t addr);
+
+    const process_table &procs_;
+    symbolizer &sym_;
+    bool user_only_;
+    std::vector<frame_info> frames_;
+    std::unordered_map<std::string, uint32_t> frame_ids_;
+    std::unordered_map<uint64_t, uint32_t> kcache_;
+    std::unordered_map<uint32_t, std::unordered_map<uint64_t, uint32_t>> ucache_; // dso -> off
+    std::vector<std::string> comms_;
+    std::unordered_map<std::string, uint32_t> comm_ids_;
+};
+
+} // namespace hwpmc_tools

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "sampling.hpp"
+
+#include "common.hpp"
+
+#include <hwpmc/pmc.h>
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+namespace hwpmc_tools {
+
+namespace {
+
+std::string upper(std::string s) {
+    for (auto &c : s)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// The event name of a specifier, upper case, without SOFT- and qualifiers.
+std::string head_of(const std::string &spec) {
+    std::string h = upper(spec.substr(0, spec.find(',')));
+    if (h.rfind("SOFT-", 0) == 0)
+        h = h.substr(5);
+    return h;
+}
+
+bool is_soft(hwpmc::device &dev, const std::string &spec) {
+    if (upper(spec).rfind("SOFT-", 0) == 0)
+        return true;
+    std::string h = head_of(spec);
+    for (const auto &e : dev.soft_events())
+        if (upper(e.name) == h)
+            return true;
+    return false;
+}
+
+} // namespace
+
+bool is_clock_prof(const std::string &spec) {
+    return head_of(spec) == "CLOCK.PROF";
+}
+
+bool period_of(hwpmc::device &dev, const sampling_options &o, const std::string &spec,
+               uint64_t *period, std::string *why) {
+    if (o.period) {
+        *period = o.period;
+        return true;
+    }
+    if (is_clock_prof(spec)) {
+        double hz = o.freq > 0 ? o.freq : default_sampling_hz;
+        double p = std::round(1e9 / hz);
+        *period = p < 1 ? 1 : static_cast<uint64_t>(p);
+        return true;
+    }
+    if (o.freq > 0) {
+        *why = "-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" + spec +
+               "' a period with -c PERIOD";
+        return false;
+    }
+    *period = is_soft(dev, spec) ? 1 : 1000000;
+    return true;
+}
+
+std::string rate_text(const std::string &spec, uint64_t period) {
+    char buf[128];
+    if (is_clock_prof(spec))
+        std::snprintf(buf, sizeof(buf), "every %s ns of CPU time (%.4g Hz)",
+                      thousands(period).c_str(), 1e9 / static_cast<double>(period));
+    else
+        std::snprintf(buf, sizeof(buf), "every %s event%s", thousands(period).c_str(),
+                      period == 1 ? "" : "s");
+    return buf;
+}
+
+void report_error(const char *prog, const char *what, const std::system_error &e) {
+    if (dynamic_cast<const hwpmc::spec_error *>(&e)) {
+        std::fprintf(stderr, "%s: %s\n", prog, e.what());
+        return;
+    }
+    explain(prog, what, e.code().value());
+}
+
+bool allocate_samplers(const char *prog, hwpmc::device &dev, const sampling_options &o,
+                       std::vector<sampler> *out) {
+    uint32_t flags = 0;
+    if (o.callchain)
+        flags |= PMC_F_CALLCHAIN;
+    if (!o.system_wide && o.inherit)
+        flags |= PMC_F_DESCENDANTS;
+    for (const auto &spec : o.events) {
+        uint64_t period = 0;
+        std::string why;
+        if (!period_of(dev, o, spec, &period, &why)) {
+            std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
+            return false;
+        }
+        std::vector<int> cpus = o.system_wide ? o.cpus : std::vector<int>{-1};
+        for (int cpu : cpus) {
+            try {
+                hwpmc::pmc p = dev.allocate(spec, o.system_wide ? PMC_MODE_SS : PMC_MODE_TS, flags,
+                                            cpu, period);
+                out->push_back({spec, period, cpu, std::move(p)});
+            } catch (const std::system_error &e) {
+                std::string what = "cannot sample '" + spec + "'";
+                if (cpu >= 0)
+                    what += " on CPU " + std::to_string(cpu);
+                report_error(prog, what.c_str(), e);
+                if (e.code().value() == EINVAL && !dynamic_cast<const hwpmc::spec_error *>(&e))
+                    std::fprintf(stderr,
+                                 "  The event may not support sampling, or the period %s is out "
+                                 "of its range.\n",
+                                 thousands(period).c_str());
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool attach_samplers(const char *prog, std::vector<sampler> &s, pid_t pid) {
+    for (auto &x : s) {
+        try {
+            x.pmc.attach(pid);
+        } catch (const std::system_error &e) {
+            std::string what = "cannot attach to process " + std::to_string(pid);
+            report_error(prog, what.c_str(), e);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool start_samplers(const char *prog, std::vector<sampler> &s) {
+    for (auto &x : s) {
+        try {
+            x.pmc.start();
+        } catch (const std::system_error &e) {
+            report_error(prog, "cannot start sampling", e);
+            if (e.code().value() == ESRCH)
+                std::fprintf(stderr, "  The processes sampled have exited.\n");
+            return false;
+        }
+    }
+    return true;
+}
+
+void stop_samplers(std::vector<sampler> &s) {
+    for (auto &x : s) {
+        try {
+            x.pmc.stop();
+        } catch (const std::system_error &) {
+            // a process PMC whose targets are gone may be stopped already
+        }
+    }
+}
+
+bool parse_pid_list(const std::string &arg, std::vector<pid_t> *pids) {
+    size_t i = 0;
+    while (i <= arg.size()) {
+        size_t j = arg.find(',', i);
+        if (j == std::string::npos)
+            j = arg.size();
+        std::string tok = arg.substr(i, j - i);
+        char *end;
+        errno = 0;
+        long v = std::strtol(tok.c_str(), &end, 10);
+        if (tok.empty() || *end || errno || v <= 0 || v > 0x3fffffff)
+            return false;
+        pids->push_back(static_cast<pid_t>(v));
+        i = j + 1;
+    }
+    return true;
+}
+
+int pidfd_open(pid_t pid) {
+    return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+}
+
+double monotonic_seconds() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+namespace signals {
+
+namespace {
+int wake_pipe[2] = {-1, -1};
+volatile sig_atomic_t got_stop_signal = 0;
+volatile sig_atomic_t child_pid = 0;
+
+void on_signal(int sig, siginfo_t *si, void *) {
+    int saved = errno;
+    if (sig != SIGCHLD) {
+        got_stop_signal = sig;
+        if (child_pid > 0 && si && si->si_code <= 0)
+            kill(child_pid, sig);
+    }
+    char c = 0;
+    if (write(wake_pipe[1], &c, 1) < 0) {
+        // full: a wake-up is pending anyway
+    }
+    errno = saved;
+}
+} // namespace
+
+void setup(const char *prog) {
+    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+        std::fprintf(stderr, "%s: pipe: %s\n", prog, std::strerror(errno));
+        std::exit(1);
+    }
+    struct sigaction sa {};
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD})
+        sigaction(sig, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int wake_fd() {
+    return wake_pipe[0];
+}
+
+void drain() {
+    char buf[64];
+    while (read(wake_pipe[0], buf, sizeof(buf)) > 0) {
+    }
+}
+
+int stop_signal() {
+    return got_stop_signal;
+}
+
+void forward_to(pid_t pid) {
+    child_pid = pid;
+}
+
+} // namespace signals
+
+} // namespace hwpmc_tools

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+// The sampling session shared by hwpmc-record and hwpmc-top: what to
+// sample (events, periods, targets), the sampling PMCs (allocated, attached,
+// started, stopped, with errors explained), and the signals that end a
+// session (a self-pipe that wakes the main loop).
+#pragma once
+
+#include <hwpmc/hwpmc.hpp>
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace hwpmc_tools {
+
+constexpr double default_sampling_hz = 1000;
+
+struct sampling_options {
+    std::vector<std::string> events; // specifiers, as given
+    double freq = 0;                 // -F HZ (0: not given)
+    uint64_t period = 0;             // -c PERIOD (0: not given)
+    bool callchain = false;          // -g
+    bool system_wide = false;        // -a
+    std::vector<int> cpus;           // -C (with -a)
+    std::vector<pid_t> pids;         // -p
+    bool inherit = true;             // PMC_F_DESCENDANTS
+};
+
+// Is `spec` the CLOCK.PROF event (with or without SOFT-, qualifiers)?
+bool is_clock_prof(const std::string &spec);
+
+// The sampling period of `spec`: -c; for CLOCK.PROF 10^9/HZ ns (-F, or
+// the default rate); 1 for other SOFT events, 1,000,000 for hardware ones.
+// False with *why when -F was given for an event it cannot convert.
+bool period_of(hwpmc::device &dev, const sampling_options &o, const std::string &spec,
+               uint64_t *period, std::string *why);
+
+// "every 1,000,000 ns of CPU time (1000 Hz)" or "every 10 events".
+std::string rate_text(const std::string &spec, uint64_t period);
+
+struct sampler {
+    std::string spec;
+    uint64_t period;
+    int cpu; // -1: process scope
+    hwpmc::pmc pmc;
+};
+
+// Print why an operation failed: a bad specifier's message, or explain().
+void report_error(const char *prog, const char *what, const std::system_error &e);
+
+// A PMC per event (per CPU with system_wide).  False with a message.
+bool allocate_samplers(const char *prog, hwpmc::device &dev, const sampling_options &o,
+                       std::vector<sampler> *out);
+bool attach_samplers(const char *prog, std::vector<sampler> &s, pid_t pid);
+bool start_samplers(const char *prog, std::vector<sampler> &s);
+void stop_samplers(std::vector<sampler> &s); // errors ignored
+
+// "123,456" -> pids; false if malformed.
+bool parse_pid_list(const std::string &arg, std::vector<pid_t> *pids);
+
+int pidfd_open(pid_t pid);
+double monotonic_seconds();
+
+// SIGINT, SIGTERM, SIGHUP and SIGCHLD write to a pipe that a poll(2) loop
+// watches; SIGPIPE is ignored.  What a process sends (kill(1)) goes on to
+// the forwarded child; what the terminal sends reaches it anyway.
+namespace signals {
+void setup(const char *prog);
+int wake_fd();              // poll it for POLLIN
+void drain();               // empty the pipe
+int stop_signal();          // the last SIGINT/SIGTERM/SIGHUP, or 0
+void forward_to(pid_t pid); // 0: nobody
+} // namespace signals
+
+} // namespace hwpmc_tools

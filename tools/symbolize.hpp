@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+// Symbolization for the sampling tools: function symbols of ELF files
+// (executables, PIE executables and shared libraries, with their separate
+// debug files when installed) read with libelf, kernel symbols from
+// /proc/kallsyms, and C++ demangling.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hwpmc_tools {
+
+// A C++ symbol's demangled name (abi::__cxa_demangle), or the name itself.
+std::string demangle(const std::string &name);
+
+// The function symbols of one ELF file.
+class elf_symbols {
+public:
+    struct symbol {
+        uint64_t start = 0; // ELF virtual address
+        uint64_t size = 0;  // 0: unknown (up to the next symbol)
+        std::string name;   // as in the symbol table (mangled)
+        bool global = false;
+    };
+
+    // Read `path`; nullptr with *why set if it is not a readable ELF file.
+    static std::unique_ptr<elf_symbols> load(const std::string &path, std::string *why);
+
+    // A file offset as an ELF virtual address, through the PT_LOAD program
+    // headers (false if no loaded segment holds it).
+    bool offset_to_vaddr(uint64_t off, uint64_t *vaddr) const;
+
+    // The function holding `vaddr`, or nullptr.
+    const symbol *find(uint64_t vaddr) const;
+
+    size_t size() const noexcept { return syms_.size(); }
+    // Where the symbols came from: the file, or its debug file.
+    const std::string &symbols_from() const noexcept { return from_; }
+
+private:
+    struct segment {
+        uint64_t offset, filesz, vaddr;
+    };
+    std::vector<segment> segs_;
+    std::vector<symbol> syms_; // sorted by start
+    std::string from_;
+};
+
+// The kernel's symbols (/proc/kallsyms: text symbols of the kernel and of
+// its modules).
+class kernel_symbols {
+public:
+    struct symbol {
+        uint64_t start;
+        std::string name;
+        std::string module; // "" for the kernel itself
+    };
+
+    // Read `path` (default /proc/kallsyms); check restricted() and
+    // available() afterwards.
+    explicit kernel_symbols(const std::string &path = "/proc/kallsyms");
+
+    bool available() const noexcept { return !syms_.empty(); }
+    // The file lists zero addresses (kernel.kptr_restrict, or not root).
+    bool restricted() const noexcept { return restricted_; }
+
+    // The symbol holding `addr` (the last one at or below it), or nullptr.
+    const symbol *find(uint64_t addr) const;
+
+private:
+    std::vector<symbol> syms_; // sorted by start
+    bool restricted_ = false;
+};
+
+// ELF files by path, each read once.
+class symbolizer {
+public:
+    // nullptr if the file cannot be read (the reason is remembered).
+    const elf_symbols *elf(const std::string &path);
+    const std::string &why_not(const std::string &path) const;
+    kernel_symbols &kernel();
+
+private:
+    std::map<std::string, std::unique_ptr<elf_symbols>> files_;
+    std::map<std::string, std::string> errors_;
+    std::unique_ptr<kernel_symbols> kernel_;
+};
+
+} // namespace hwpmc_tools
