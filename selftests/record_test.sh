@@ -13,11 +13,12 @@
 TOOLS=${HWPMC_TOOLS:-$BIN/tools}
 RECORD=$TOOLS/hwpmc-record
 REPORT=$TOOLS/hwpmc-report
+TOP=$TOOLS/hwpmc-top
 HOT=$TOOLS/hwpmc-record-hotpath
 T=$(mktemp -d /tmp/record_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-for f in "$RECORD" "$REPORT" "$HOT"; do
+for f in "$RECORD" "$REPORT" "$TOP" "$HOT"; do
 	if [ ! -x "$f" ]; then
 		skip "hwpmc-record" "not built: $f"
 		finish
@@ -171,6 +172,16 @@ ok "report --cpu 0: only CPU 0" \
 ok "report --tid: only that thread" \
 	sh -c "[ \"\$(grep -v '^#' tid.out | grep -E '%' | awk '{ print \$4 }' | sort -u)\" = '$child' ]"
 
+# --- a library loaded with dlopen after sampling started -------------------
+"$RECORD" -g -o dl.data -- "$HOT" 0.6 0 dlopen >dl.rec 2>&1
+ok "record: a program that dlopens a library (exit 0)" test $? -eq 0
+"$REPORT" -i dl.data --sort dso,sym --percent-limit 2 >dl.out 2>&1
+show dl.out 12
+ok "report: the dlopened library's function is named (MAP_IN after dlopen)" \
+	grep -qE 'libhwpmc-record-hotlib.so +\[\.\] lib_hot$' dl.out
+"$REPORT" -i dl.data --folded >dlf.out 2>/dev/null
+ok "report: ... called from main" grep -qE ';main;lib_hot [0-9]+$' dlf.out
+
 # --- -p PID ------------------------------------------------------------------
 "$HOT" 3 &
 hp=$!
@@ -198,6 +209,18 @@ ok "record -a: the program is named (MAP_IN) and hot is its first entry" \
 	test "$(first_sym sflat.out)" = hot
 "$REPORT" -i sys.data --folded >sfold.out 2>/dev/null
 ok "record -a: main;outer;middle;hot" grep -qE '^hwpmc-record-hotpath;.*main;outer;middle;hot [0-9]+$' sfold.out
+
+# --- hwpmc-top ----------------------------------------------------------------
+"$TOP" -d 0.3 -n 6 -- "$HOT" 1 4 >top.out 2>top.err
+rc=$?
+show top.out 12
+ok "top: the command's exit status (4)" test "$rc" -eq 4
+ok "top: refreshes with a header" grep -q '^hwpmc-top: SOFT-CLOCK.PROF every 1,000,000 ns' top.out
+ok "top: shows hot" grep -qE 'hwpmc-record-hotpath +\[\.\] hot$' top.out
+"$TOP" -a -d 0.3 -n 4 --iterations 2 >topa.out 2>&1
+rc=$?
+ok "top -a --iterations 2: exit 0 after two refreshes" \
+	sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^hwpmc-top: ' topa.out) -eq 2 ]"
 
 # --- kernel symbols ----------------------------------------------------------
 # dd spends its time in the kernel (read_iter_zero, clear_user, ...).

@@ -5,11 +5,15 @@
 //   main -> outer -> middle -> hot       spins ~90% of the CPU time
 //   main -> hotpath::warm(int)           a C++ function, ~10%
 //
-//   hwpmc-record-hotpath [SECONDS [EXIT_STATUS [fork]]]
+//   hwpmc-record-hotpath [SECONDS [EXIT_STATUS [fork | dlopen]]]
 //
 // runs for SECONDS of CPU time (default 0.5), then exits EXIT_STATUS
 // (default 0).  With "fork" a child (forked, not exec'd: it lives on its
-// parent's mappings) does the same first, while its parent waits.
+// parent's mappings) does the same first, while its parent waits.  With
+// "dlopen" main also calls lib_hot() of libhwpmc-record-hotlib.so (next to
+// the program), loaded with dlopen(3), for about a third of the time.
+#include <dlfcn.h>
+#include <limits.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace {
 volatile unsigned long sink;
@@ -61,6 +66,24 @@ int main(int argc, char **argv) {
     double seconds = argc > 1 ? std::atof(argv[1]) : 0.5;
     int status = argc > 2 ? std::atoi(argv[2]) : 0;
     pid_t child = -1;
+    unsigned long (*lib_hot)(unsigned long) = nullptr;
+    if (argc > 3 && !std::strcmp(argv[3], "dlopen")) {
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        if (n <= 0)
+            return 1;
+        exe[n] = 0;
+        std::string lib = exe;
+        lib = lib.substr(0, lib.rfind('/') + 1) + "libhwpmc-record-hotlib.so";
+        void *h = dlopen(lib.c_str(), RTLD_NOW);
+        if (!h) {
+            std::fprintf(stderr, "%s\n", dlerror());
+            return 1;
+        }
+        lib_hot = reinterpret_cast<unsigned long (*)(unsigned long)>(dlsym(h, "lib_hot"));
+        if (!lib_hot)
+            return 1;
+    }
     if (argc > 3 && !std::strcmp(argv[3], "fork")) {
         child = fork();
         if (child < 0) {
@@ -77,6 +100,8 @@ int main(int argc, char **argv) {
     while (cpu_seconds() < end) {
         sink = outer(900000);
         sink = hotpath::warm(100000);
+        if (lib_hot)
+            sink = lib_hot(500000);
     }
     if (child == 0)
         _exit(0);

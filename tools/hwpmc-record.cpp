@@ -340,14 +340,13 @@ int run(options &o) {
             break;
         }
         if (progress && t >= next_progress) {
-            // The samples of every hwpmc user, and what the log file holds
-            // yet (full buffers only).
+            // The samples and log bytes of every hwpmc user (the log's own
+            // size is not asked of the file: on a network file system such
+            // as 9p a stat(2) during the writes can lose cached data).
             try {
                 auto d = dev.driver_stats();
-                struct stat fs {};
-                fstat(logfd, &fs);
-                std::string size =
-                    fs.st_size > 0 ? ", " + human_bytes(static_cast<uint64_t>(fs.st_size)) : "";
+                uint64_t bytes = d.pm_log_bytes - d0.pm_log_bytes;
+                std::string size = bytes ? ", " + human_bytes(bytes) + " logged" : "";
                 std::fprintf(stderr, "\r[ %s: %.0f s, %s samples%s ]\033[K", prog, t - t0,
                              thousands(d.pm_samples_taken - d0.pm_samples_taken).c_str(),
                              size.c_str());

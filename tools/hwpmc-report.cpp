@@ -129,10 +129,14 @@ std::string rate_text(const pmc_desc &d) {
         return "counting";
     std::string h = upper(d.event);
     if (h == "SOFT-CLOCK.PROF" || h == "CLOCK.PROF") {
-        char buf[96];
-        std::snprintf(buf, sizeof(buf), "every %s ns of CPU time (%.4g Hz)",
-                      thousands(d.rate).c_str(), 1e9 / static_cast<double>(d.rate));
-        return buf;
+        double hz = 1e9 / static_cast<double>(d.rate);
+        char buf[32];
+        if (hz >= 1 && std::fabs(hz - std::round(hz)) < 0.005)
+            std::snprintf(buf, sizeof(buf), "%s",
+                          thousands(static_cast<uint64_t>(std::round(hz))).c_str());
+        else
+            std::snprintf(buf, sizeof(buf), "%.3g", hz);
+        return "every " + thousands(d.rate) + " ns of CPU time (" + buf + " Hz)";
     }
     return "every " + thousands(d.rate) + " events";
 }

@@ -51,6 +51,15 @@ bool is_soft(hwpmc::device &dev, const std::string &spec) {
 
 } // namespace
 
+std::string hz_text(uint64_t period_ns) {
+    double hz = 1e9 / static_cast<double>(period_ns);
+    char buf[32];
+    if (hz >= 1 && std::fabs(hz - std::round(hz)) < 0.005)
+        return thousands(static_cast<uint64_t>(std::round(hz)));
+    std::snprintf(buf, sizeof(buf), "%.3g", hz);
+    return buf;
+}
+
 bool is_clock_prof(const std::string &spec) {
     return head_of(spec) == "CLOCK.PROF";
 }
@@ -79,8 +88,8 @@ bool period_of(hwpmc::device &dev, const sampling_options &o, const std::string 
 std::string rate_text(const std::string &spec, uint64_t period) {
     char buf[128];
     if (is_clock_prof(spec))
-        std::snprintf(buf, sizeof(buf), "every %s ns of CPU time (%.4g Hz)",
-                      thousands(period).c_str(), 1e9 / static_cast<double>(period));
+        std::snprintf(buf, sizeof(buf), "every %s ns of CPU time (%s Hz)",
+                      thousands(period).c_str(), hz_text(period).c_str());
     else
         std::snprintf(buf, sizeof(buf), "every %s event%s", thousands(period).c_str(),
                       period == 1 ? "" : "s");

@@ -39,7 +39,10 @@ bool is_clock_prof(const std::string &spec);
 bool period_of(hwpmc::device &dev, const sampling_options &o, const std::string &spec,
                uint64_t *period, std::string *why);
 
-// "every 1,000,000 ns of CPU time (1000 Hz)" or "every 10 events".
+// "1,000" for a period of 1,000,000 ns, "0.5" for 2,000,000,000.
+std::string hz_text(uint64_t period_ns);
+
+// "every 1,000,000 ns of CPU time (1,000 Hz)" or "every 10 events".
 std::string rate_text(const std::string &spec, uint64_t period);
 
 struct sampler {
