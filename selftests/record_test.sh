@@ -267,6 +267,14 @@ ok "report: an unknown sort key exits 2" test $? -eq 2
 "$REPORT" -i does-not-exist.data >nf.out 2>&1
 ok "report: a missing file exits 1" test $? -eq 1
 
+# A program rebuilt after the recording: the report says its names may be wrong.
+cp "$HOT" "$T/hotcopy"
+"$RECORD" -o copy.data -- "$T/hotcopy" 0.1 >/dev/null 2>&1
+touch -d '+1 hour' "$T/hotcopy"
+"$REPORT" -i copy.data >copy.out 2>&1
+ok "report: notes a program modified after the recording" \
+	grep -q "$T/hotcopy was modified after the recording" copy.out
+
 # A log cut in the middle of a record: reported up to there, with a warning.
 size=$(stat -c %s hot.data)
 head -c $((size / 2 + 3)) hot.data >cut.data

@@ -185,6 +185,14 @@ void print_summary(const options &o, const std::string &spec0, uint64_t period0,
                  o.callchain ? ", with callchains" : "");
     if (!ls.closed)
         std::fprintf(stderr, "%s: warning: the log does not end with CLOSELOG\n", prog);
+    // The driver's own count covers every user of the module, and samples
+    // lost with no log to report them in.
+    uint64_t driver_drops = d1.pm_samples_dropped - d0.pm_samples_dropped;
+    if (driver_drops > ls.dropped_samples)
+        std::fprintf(stderr,
+                     "%s: note: the driver counted %s samples dropped during the recording "
+                     "(of all its users; this log reports %s)\n",
+                     prog, thousands(driver_drops).c_str(), thousands(ls.dropped_samples).c_str());
     if (ls.dropped_samples || ls.dropped_records) {
         std::string nsamples = module_param("nsamples");
         std::string nbuffers = module_param("nbuffers");
@@ -393,11 +401,6 @@ int run(options &o) {
         if (fd >= 0)
             close(fd);
     stop_samplers(samplers);
-    try {
-        d1 = dev.driver_stats();
-    } catch (const std::system_error &) {
-        d1 = d0;
-    }
     // CLOSELOG: the rings are drained, the CLOSELOG record written, and the
     // writer's error (if any) returned.
     try {
@@ -409,6 +412,11 @@ int run(options &o) {
         if (err == ENOSPC)
             std::fprintf(stderr, "  The file system is full: the log is incomplete.\n");
         failed = true;
+    }
+    try {
+        d1 = dev.driver_stats();
+    } catch (const std::system_error &) {
+        d1 = d0;
     }
     const std::string spec0 = samplers[0].spec;
     const uint64_t period0 = samplers[0].period;

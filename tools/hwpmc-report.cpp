@@ -193,6 +193,7 @@ int run(const options &o) {
 
     symbolizer sym;
     resolver res(data.procs, sym, o.user_only);
+    res.recorded = data.wallclock;
     // Filters, then resolution, then the comm filter (names need it).
     std::vector<sample> samples;
     samples.reserve(data.samples.size());
@@ -265,6 +266,9 @@ int run(const options &o) {
                         "addresses to this user (run as root, or sysctl kernel.kptr_restrict=0)");
     for (const auto &[path, why] : res.unreadable)
         notes.push_back("cannot read symbols of " + path + ": " + why);
+    for (const auto &path : res.changed)
+        notes.push_back(path + " was modified after the recording: its symbols may not be "
+                               "those of the code that ran");
     if (res.user_unmapped)
         notes.push_back(thousands(res.user_unmapped) +
                         " samples interrupted user code outside every mapping the log describes "

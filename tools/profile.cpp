@@ -85,6 +85,7 @@ profile::key profile::key_of(const sample &s, uint32_t frame) const {
 }
 
 void profile::add(const sample &s) {
+    indexed_ = false;
     samples_.push_back(&s);
     total_++;
     for (uint32_t f : s.frames) {
@@ -115,9 +116,46 @@ void profile::add(const sample &s) {
 }
 
 void profile::clear() {
+    indexed_ = false;
+    self_idx_.clear();
+    chain_idx_.clear();
     entries_.clear();
     samples_.clear();
     total_ = 0;
+}
+
+void profile::index() const {
+    if (indexed_)
+        return;
+    self_idx_.clear();
+    chain_idx_.clear();
+    for (const sample *s : samples_) {
+        std::vector<key> seen;
+        for (size_t i = 0; i < s->frames.size(); i++) {
+            key k = key_of(*s, s->frames[i]);
+            if (i == 0)
+                self_idx_[k].push_back(s);
+            if (std::find(seen.begin(), seen.end(), k) != seen.end())
+                continue;
+            seen.push_back(k);
+            chain_idx_[k].push_back(s);
+        }
+    }
+    indexed_ = true;
+}
+
+const std::vector<const sample *> &profile::self_samples(const entry &e) const {
+    static const std::vector<const sample *> none;
+    index();
+    auto it = self_idx_.find(e.k);
+    return it == self_idx_.end() ? none : it->second;
+}
+
+const std::vector<const sample *> &profile::chain_samples(const entry &e) const {
+    static const std::vector<const sample *> none;
+    index();
+    auto it = chain_idx_.find(e.k);
+    return it == chain_idx_.end() ? none : it->second;
 }
 
 std::vector<const profile::entry *> profile::sorted(bool by_children) const {
@@ -175,17 +213,14 @@ std::vector<uint32_t> call_tree::sorted_kids(uint32_t n) const {
 
 call_tree callers_of(const profile &p, const profile::entry &e) {
     call_tree t(e.frame);
-    for (const sample *s : p.samples()) {
-        if (s->frames.empty() || p.key_of(*s, s->frames[0]) != e.k)
-            continue;
+    for (const sample *s : p.self_samples(e))
         t.add(s->frames.begin() + 1, s->frames.end());
-    }
     return t;
 }
 
 call_tree callees_of(const profile &p, const profile::entry &e) {
     call_tree t(e.frame);
-    for (const sample *s : p.samples()) {
+    for (const sample *s : p.chain_samples(e)) {
         // The outermost occurrence: recursion below it stays in the tree.
         for (size_t i = s->frames.size(); i-- > 0;) {
             if (p.key_of(*s, s->frames[i]) != e.k)

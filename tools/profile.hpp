@@ -57,13 +57,22 @@ public:
     const std::vector<const sample *> &samples() const noexcept { return samples_; }
     key key_of(const sample &s, uint32_t frame) const;
 
+    // The samples whose innermost frame is entry e, and those with e
+    // anywhere in their chain (indexed on first use).
+    const std::vector<const sample *> &self_samples(const entry &e) const;
+    const std::vector<const sample *> &chain_samples(const entry &e) const;
+
 private:
+    void index() const;
+
     const resolver &res_;
     std::vector<sort_key> keys_;
     std::map<key, entry> entries_;
     std::map<std::string, uint32_t> dso_ids_;
     std::vector<const sample *> samples_;
     uint64_t total_ = 0;
+    mutable bool indexed_ = false;
+    mutable std::map<key, std::vector<const sample *>> self_idx_, chain_idx_;
 };
 
 // A tree of call paths: the root is one function; children are its callers

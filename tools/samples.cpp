@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "samples.hpp"
 
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ void log_data::add(const pmclog_ev &ev) {
         version = ev.pl_u.pl_i.pl_version;
         ncpu = ev.pl_u.pl_i.pl_ncpu;
         cputype = ev.pl_u.pl_i.pl_arch;
+        wallclock = static_cast<int64_t>(ev.pl_u.pl_i.pl_ts.tv_sec);
         break;
     case PMCLOG_TYPE_CLOSELOG:
         closed = true;
@@ -200,6 +202,12 @@ uint32_t resolver::user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf
     if (cit != cache.end())
         return cit->second;
     const std::string &path = procs_.dso_path(m->dso);
+    if (recorded && !checked_[m->dso]) {
+        checked_[m->dso] = true;
+        struct stat st;
+        if (stat(path.c_str(), &st) == 0 && st.st_mtime > recorded)
+            changed.push_back(path);
+    }
     std::string base = base_name(path);
     static const std::string deleted = " (deleted)";
     if (base.size() > deleted.size() &&

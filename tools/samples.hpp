@@ -55,6 +55,7 @@ public:
     uint64_t dropped_samples = 0, dropped_records = 0;
     bool initialized = false, closed = false;
     uint32_t version = 0, ncpu = 0, cputype = 0;
+    int64_t wallclock = 0;            // seconds since the epoch at INITIALIZE (0: unknown)
     uint64_t t_first = 0, t_last = 0; // record times
 
 private:
@@ -98,6 +99,10 @@ public:
     uint64_t user_unmapped = 0;                    // user addresses outside every MAP_IN
     uint64_t kernel_frames = 0;                    // kernel addresses seen
     std::map<std::string, std::string> unreadable; // dso path -> why
+    // Files modified after `recorded` (seconds since the epoch; 0: do not
+    // check): their symbols may not be those of the code that ran.
+    int64_t recorded = 0;
+    std::vector<std::string> changed;
     bool kernel_restricted() { return sym_.kernel().restricted(); }
 
 private:
@@ -112,6 +117,7 @@ private:
     std::unordered_map<std::string, uint32_t> frame_ids_;
     std::unordered_map<uint64_t, uint32_t> kcache_;
     std::unordered_map<uint32_t, std::unordered_map<uint64_t, uint32_t>> ucache_; // dso -> off
+    std::unordered_map<uint32_t, bool> checked_; // dso -> checked its mtime
     std::vector<std::string> comms_;
     std::unordered_map<std::string, uint32_t> comm_ids_;
 };
