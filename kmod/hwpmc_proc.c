@@ -258,6 +258,38 @@ static bool hwpmc_is_descendant(struct task_struct *p,
 	}
 }
 
+/* May the caller attach to any process (CAP_SYS_PTRACE, CAP_PERFMON)? */
+static bool hwpmc_caller_privileged(void)
+{
+	return capable(CAP_SYS_PTRACE) || hwpmc_priv_system();
+}
+
+/*
+ * The unprivileged rule for attaching to @task: itself, or, with
+ * kernel.hwpmc.unprivileged_proc_debug, what the caller could debug: its
+ * real uid and gid equal @task's real, effective and saved ids, and @task
+ * is dumpable (kernel threads never are).  RCU held; does not sleep.
+ */
+static bool hwpmc_may_debug(struct task_struct *task)
+{
+	const struct cred *me = current_cred(), *tc = __task_cred(task);
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return true;
+	if (!READ_ONCE(hwpmc_unprivileged_proc_debug))
+		return false;
+	if (!uid_eq(me->uid, tc->euid) || !uid_eq(me->uid, tc->suid) ||
+	    !uid_eq(me->uid, tc->uid) || !gid_eq(me->gid, tc->egid) ||
+	    !gid_eq(me->gid, tc->sgid) || !gid_eq(me->gid, tc->gid))
+		return false;
+	task_lock(task);
+	ok = task->mm && !(task->flags & PF_KTHREAD) &&
+	     get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+
 /*
  * Attach @pm to @task's process and, with PMC_F_DESCENDANTS, to every
  * current descendant.  The target is linked first, so a fork racing with
@@ -269,6 +301,7 @@ int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv)
 	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
 	struct task_struct *p;
 	int err = -ENOMEM;
+	bool anyone;
 
 	lockdep_assert_held(&hwpmc_sx);
 	if (pp && pt) {
@@ -281,9 +314,17 @@ int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv)
 	if (err || !(pm->flags & PMC_F_DESCENDANTS))
 		return err;
 
+	/*
+	 * Each current descendant only if the caller could attach to it
+	 * directly: attaching to a process does not open its children of
+	 * other users (a set-uid program under a user's shell).
+	 */
+	anyone = priv || hwpmc_caller_privileged();
 	rcu_read_lock();
 	for_each_process(p) {
 		if (same_thread_group(p, task) || !hwpmc_is_descendant(p, task))
+			continue;
+		if (!anyone && !hwpmc_may_debug(p))
 			continue;
 		spin_lock(&hwpmc_proc_lock);
 		/* A descendant already attached or busy keeps what it has. */
@@ -520,31 +561,17 @@ void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm)
  */
 int hwpmc_can_attach(struct task_struct *task, bool *priv)
 {
-	const struct cred *me = current_cred(), *tc;
-	struct mm_struct *mm;
 	bool ok;
 
 	*priv = false;
 	if (same_thread_group(task, current))
 		return 0;
-	if (capable(CAP_SYS_PTRACE) || hwpmc_priv_system()) {
+	if (hwpmc_caller_privileged()) {
 		*priv = true;
 		return 0;
 	}
-	if (!READ_ONCE(hwpmc_unprivileged_proc_debug))
-		return -EPERM;
 	rcu_read_lock();
-	tc = __task_cred(task);
-	ok = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
-	     uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
-	     gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
+	ok = hwpmc_may_debug(task);
 	rcu_read_unlock();
-	if (!ok)
-		return -EPERM;
-	mm = get_task_mm(task);
-	if (!mm)
-		return -EPERM;		/* kernel threads: privileged only */
-	ok = get_dumpable(mm) == SUID_DUMP_USER;
-	mmput(mm);
 	return ok ? 0 : -EPERM;
 }

@@ -395,6 +395,111 @@ TEST_F(sec, unprivileged_attach_without_proc_debug)
 	CHECK(&USER, ATTACH, self->t_user.pid, "to the same user's process", 0);
 }
 
+/*
+ * PMC_F_DESCENDANTS attaches to the target's current descendants too: each
+ * of them only if the caller could attach to it directly.  Otherwise a
+ * user could count another user's process (a set-uid program running
+ * under their shell, a child a daemon forked before dropping privileges)
+ * just by attaching to its parent.
+ */
+#define NKIDS 3
+static const struct ident *const kid_ids[NKIDS] = {
+	&USER, &USER_OTHER, &USER_NODUMP,
+};
+
+/* Forks its children with their identities, then becomes nobody. */
+static int family_main(struct hwpmc_child *me, void *arg)
+{
+	pid_t kid[NKIDS];
+	int i, err;
+	__u64 v;
+
+	hwpmc_close_fds_except(me->tx, me->rx, -1);
+	for (i = 0; i < NKIDS; i++) {
+		kid[i] = fork();
+		if (kid[i] == 0) {
+			if (become(kid_ids[i]))
+				_exit(1);
+			/* After become(): a credential change clears it. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+	}
+	err = become(&USER);
+	if (err)
+		return err;
+	for (i = 0; i < NKIDS; i++)
+		if (hwpmc_send_u64(me, kid[i]))
+			return 1;
+	hwpmc_recv_u64(me, &v);		/* end of file: exit (the kids die) */
+	return 0;
+}
+
+struct desc_probe {
+	pid_t parent;
+	pid_t kid[NKIDS];
+	int result[NKIDS];	/* detach from each, after the walk */
+};
+
+static int desc_probe_main(struct hwpmc_child *me, void *arg)
+{
+	struct desc_probe *dp = arg;
+	int fd, err, i;
+	__u32 id;
+
+	err = become(&USER);
+	if (err)
+		return err;
+	fd = hwpmc_open();
+	if (fd < 0 ||
+	    hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, PMC_F_DESCENDANTS, &id))
+		return E_SETUP + 10;
+	err = hwpmc_attach(fd, id, dp->parent);
+	if (err)
+		return err;
+	/* Detaching needs no permission: 0 if the walk took the child,
+	 * ESRCH if it left it alone. */
+	for (i = 0; i < NKIDS; i++)
+		dp->result[i] = hwpmc_detach(fd, id, dp->kid[i]);
+	return hwpmc_xwrite(me->tx, dp->result, sizeof(dp->result));
+}
+
+TEST_F(sec, descendants_follow_the_attach_rule)
+{
+	static const int expect[NKIDS] = { 0, ESRCH, ESRCH };
+	struct desc_probe dp;
+	struct hwpmc_child fam, pr;
+	__u64 pid;
+	int i;
+
+	set_sysctls(_metadata, 0, 1);
+	/* The kids of other users come back to us when their parent goes. */
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_EQ(0, hwpmc_child_start(&fam, family_main, NULL));
+	for (i = 0; i < NKIDS; i++) {
+		ASSERT_EQ(0, hwpmc_recv_u64(&fam, &pid));
+		dp.kid[i] = pid;
+	}
+	dp.parent = fam.pid;
+	ASSERT_EQ(0, hwpmc_child_start(&pr, desc_probe_main, &dp));
+	ASSERT_EQ(0, hwpmc_xread(pr.rx, dp.result, sizeof(dp.result)));
+	EXPECT_EQ(0, hwpmc_child_wait(&pr));
+	for (i = 0; i < NKIDS; i++) {
+		int got = dp.result[i], want = expect[i];
+		const char *who = kid_ids[i]->name;
+
+		EXPECT_EQ(want, got)
+			TH_LOG("nobody's child that is %s: detach after the "
+			       "walk gave %d, expected %d", who, got, want);
+	}
+	for (i = 0; i < NKIDS; i++)
+		kill(dp.kid[i], SIGKILL);
+	EXPECT_EQ(0, hwpmc_child_wait(&fam));
+	for (i = 0; i < NKIDS; i++)
+		waitpid(dp.kid[i], NULL, 0);	/* ours since fam exited */
+}
+
 /* ------------------------------------------------- system PMCs, admin */
 
 TEST_F(sec, unprivileged_system_pmcs)
