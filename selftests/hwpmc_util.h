@@ -475,4 +475,93 @@ static inline pid_t hwpmc_fork_gated(int *go)
 	return pid;
 }
 
+/* --- x86 hardware classes (hwmodel_test, hwreal_test) --- */
+#include <setjmp.h>
+
+/* PMCALLOCATE with pm_config (x86: event-select bits, PMC_X86_CONFIG_*). */
+static inline int hwpmc_alloc_cfg(int fd, __u32 class, __u32 event,
+				  __u64 config, __u32 mode, __u32 flags,
+				  __u32 cpu, __u64 count, __u32 *id)
+{
+	struct pmc_op_pmcallocate a = {
+		.pm_cpu = cpu, .pm_class = class, .pm_event = event,
+		.pm_mode = mode, .pm_flags = flags, .pm_count = count,
+		.pm_config = config,
+	};
+	int err = hwpmc_ioctl_err(fd, HWPMC_IOC_PMCALLOCATE, &a);
+
+	if (!err && id)
+		*id = a.pm_pmcid;
+	return err;
+}
+
+static inline int hwpmc_cpuinfo(int fd, struct pmc_op_getcpuinfo *ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_GETCPUINFO, ci);
+}
+
+/* The GETCPUINFO entry of @class, or NULL if the machine has none. */
+static inline const struct pmc_classinfo *
+hwpmc_classinfo(const struct pmc_op_getcpuinfo *ci, __u32 class)
+{
+	__u32 i;
+
+	for (i = 0; i < ci->pm_nclass && i < PMC_CLASS_TABLE_SIZE; i++)
+		if (ci->pm_classes[i].pm_class == class)
+			return &ci->pm_classes[i];
+	return NULL;
+}
+
+/* PMCGETMSR: the RDPMC index of a process PMC; 0 or the errno. */
+static inline int hwpmc_getmsr(int fd, __u32 id, __u32 *index)
+{
+	struct pmc_op_getmsr g = { .pm_pmcid = id };
+	int err = hwpmc_ioctl_err(fd, HWPMC_IOC_PMCGETMSR, &g);
+
+	if (!err && index)
+		*index = g.pm_msr;
+	return err;
+}
+
+static inline int hwpmc_driverstats(int fd, struct pmc_op_getdriverstats *s)
+{
+	memset(s, 0, sizeof(*s));
+	return hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, s);
+}
+
+static sigjmp_buf hwpmc_rdpmc_env;
+
+static inline void hwpmc_rdpmc_signal(int sig)
+{
+	siglongjmp(hwpmc_rdpmc_env, sig);
+}
+
+/*
+ * Execute RDPMC with ECX = @index in this thread.  Returns 0 with the
+ * value in *@value, or the signal it raised: SIGSEGV (#GP: CR4.PCE clear,
+ * RDPMC not granted, or a bad index) or SIGILL (#UD: QEMU's TCG emulates
+ * no RDPMC, so a granted RDPMC faults this way in the guest).
+ */
+static inline int hwpmc_rdpmc_probe(__u32 index, __u64 *value)
+{
+	struct sigaction sa, old_ill, old_segv;
+	volatile int sig;
+	__u32 lo, hi;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = hwpmc_rdpmc_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGILL, &sa, &old_ill);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(hwpmc_rdpmc_env, 1);
+	if (!sig) {
+		__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(index));
+		*value = (__u64)hi << 32 | lo;
+	}
+	sigaction(SIGILL, &old_ill, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
 #endif

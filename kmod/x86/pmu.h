@@ -12,6 +12,7 @@
 #ifndef _HWPMC_X86_PMU_H
 #define _HWPMC_X86_PMU_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct hwpmc_pmu_ops {
@@ -51,8 +52,8 @@ void hwpmc_pmu_model_fini(void);
 #define HWPMC_MSR_IA32_PMC0		0x0c1
 #define HWPMC_MSR_IA32_A_PMC0		0x4c1	/* full-width aliases */
 #define HWPMC_MSR_IA32_PERF_CAPABILITIES	0x345
-#define HWPMC_PERF_CAP_FW_WRITE		(1ULL << 13)
-#define HWPMC_CPUID1_ECX_PDCM		(1U << 15)
+#define HWPMC_PERF_CAP_FW_WRITE		BIT_ULL(13)
+#define HWPMC_CPUID1_ECX_PDCM		BIT(15)
 #define HWPMC_MSR_IA32_PERFEVTSEL0	0x186
 #define HWPMC_MSR_IA32_FIXED_CTR0	0x309
 #define HWPMC_MSR_IA32_FIXED_CTR_CTRL	0x38d
@@ -69,13 +70,13 @@ void hwpmc_pmu_model_fini(void);
 #define HWPMC_MSR_AMD_GLOBAL_STATUS_CLR	0xc0000302
 
 /* Event-select bits. */
-#define HWPMC_EVSEL_USR			(1ULL << 16)
-#define HWPMC_EVSEL_OS			(1ULL << 17)
-#define HWPMC_EVSEL_EDGE		(1ULL << 18)
-#define HWPMC_EVSEL_INT			(1ULL << 20)
-#define HWPMC_EVSEL_ANY			(1ULL << 21)
-#define HWPMC_EVSEL_EN			(1ULL << 22)
-#define HWPMC_EVSEL_INV			(1ULL << 23)
+#define HWPMC_EVSEL_USR			BIT_ULL(16)
+#define HWPMC_EVSEL_OS			BIT_ULL(17)
+#define HWPMC_EVSEL_EDGE		BIT_ULL(18)
+#define HWPMC_EVSEL_INT			BIT_ULL(20)
+#define HWPMC_EVSEL_ANY			BIT_ULL(21)
+#define HWPMC_EVSEL_EN			BIT_ULL(22)
+#define HWPMC_EVSEL_INV			BIT_ULL(23)
 
 /* IA32_FIXED_CTR_CTRL: a nibble per fixed counter. */
 #define HWPMC_FIXED_OS			0x1

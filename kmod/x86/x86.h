@@ -48,8 +48,8 @@ struct hwpmc_x86_class {
 	const struct hwpmc_x86_hw *hw;
 };
 
-static inline const struct hwpmc_x86_hw *hwpmc_x86_hw_of(
-	const struct hwpmc_class_ops *ops)
+static inline const struct hwpmc_x86_hw *
+hwpmc_x86_hw_of(const struct hwpmc_class_ops *ops)
 {
 	return container_of(ops, struct hwpmc_x86_class, ops)->hw;
 }
