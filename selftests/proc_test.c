@@ -23,8 +23,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define MAXROWS 64
-
 /* System calls a puppet makes around one command (read, write, fork...). */
 #define SLACK 64
 

@@ -331,7 +331,6 @@ static void private_target(void)
 
 struct owner_arg {
 	pid_t shared;
-	int index;
 };
 
 /*
@@ -446,7 +445,6 @@ TEST_F_TIMEOUT(stress, several_owners, 240)
 	ASSERT_EQ(0, hwpmc_recv_u64(&s, &v));
 	for (i = 0; i < nowners; i++) {
 		oa[i].shared = s.pid;
-		oa[i].index = i;
 		ASSERT_EQ(0, hwpmc_child_start(&o[i], owner_main, &oa[i]));
 	}
 	for (i = 0; i < nowners; i++)
