@@ -152,7 +152,7 @@ ok "record: a command that forks (exit 0)" test "$rc" -eq 0
 "$REPORT" -i fork.data --sort pid,sym >fork.out 2>&1
 show fork.out 14
 hot_pids=$(entries fork.out | awk '$NF == "hot" { print $4 }' | sort -u)
-log "pids with hot: $(echo $hot_pids)"
+log "pids with hot: $(echo "$hot_pids" | tr "\n" " ")"
 ok "report: the forked child's samples resolve too (hot in 2 pids)" \
 	test "$(echo "$hot_pids" | wc -w)" -eq 2
 child=$(echo "$hot_pids" | sort -n | tail -n 1)

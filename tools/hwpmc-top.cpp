@@ -331,7 +331,7 @@ int run(options &o) {
     double t0 = monotonic_seconds(), last = t0, next = t0 + o.delay;
     double deadline = o.duration > 0 ? t0 + o.duration : 0;
     long iterations = 0;
-    bool done = false, failed = false;
+    bool done = false, failed = false, target_ended = false;
     int wstatus = 0;
     while (!done) {
         double t = monotonic_seconds();
@@ -364,6 +364,7 @@ int run(options &o) {
         }
         if (ch.pid() > 0 && waitpid(ch.pid(), &wstatus, WNOHANG) == ch.pid()) {
             status = exit_status_of(wstatus);
+            target_ended = true;
             break;
         }
         if (ch.pid() <= 0 && signals::stop_signal())
@@ -379,7 +380,7 @@ int run(options &o) {
                 signals::drain();
             for (size_t i = 1; i < fds.size(); i++)
                 if (fds[i].revents)
-                    done = true; // a process of -p exited: the view ends
+                    done = target_ended = true; // a process of -p exited
         }
     }
     signals::forward_to(0);
@@ -396,6 +397,12 @@ int run(options &o) {
     close(p[0]);
     for (int fd : pidfds)
         close(fd);
+    // When the command (or a process of -p) ended: what came after the
+    // last refresh (all of it, for a short command).
+    if (target_ended && !failed && v.feed(pr.take()) && (v.prof.total() || iterations == 0)) {
+        double t = monotonic_seconds();
+        v.draw(t - t0, t - last, what);
+    }
     if (ch.pid() > 0 && !WIFEXITED(wstatus) && !WIFSIGNALED(wstatus)) {
         // Stopped early (-l, --iterations): the command goes on alone.
         status = 0;

@@ -128,6 +128,16 @@ bool allocate_samplers(const char *prog, hwpmc::device &dev, const sampling_opti
                 std::string what = "cannot sample '" + spec + "'";
                 if (cpu >= 0)
                     what += " on CPU " + std::to_string(cpu);
+                if (e.code().value() == EPERM && o.system_wide) {
+                    std::fprintf(
+                        stderr,
+                        "%s: %s: %s\n"
+                        "  System-wide sampling (-a) needs root, or CAP_PERFMON (the\n"
+                        "  sysctl kernel.hwpmc.unprivileged_syspmcs only opens counting).\n"
+                        "  Without privilege, sample your own command or processes.\n",
+                        prog, what.c_str(), std::strerror(EPERM));
+                    return false;
+                }
                 report_error(prog, what.c_str(), e);
                 if (e.code().value() == EINVAL && !dynamic_cast<const hwpmc::spec_error *>(&e))
                     std::fprintf(stderr,
@@ -147,6 +157,22 @@ bool attach_samplers(const char *prog, std::vector<sampler> &s, pid_t pid) {
             x.pmc.attach(pid);
         } catch (const std::system_error &e) {
             std::string what = "cannot attach to process " + std::to_string(pid);
+            if (e.code().value() == EPERM) {
+                std::fprintf(
+                    stderr,
+                    "%s: %s: %s\n"
+                    "  Sampling another process follows the ptrace rules: the same\n"
+                    "  user (real, effective and saved ids) and a dumpable process, or\n"
+                    "  CAP_SYS_PTRACE.  With 'sysctl kernel.hwpmc.unprivileged_proc_debug'\n"
+                    "  at 0, users other than root may attach to no process but the\n"
+                    "  tool itself, not even to a command it starts.\n",
+                    prog, what.c_str(), std::strerror(EPERM));
+                return false;
+            }
+            if (e.code().value() == ESRCH) {
+                std::fprintf(stderr, "%s: %s: no such process\n", prog, what.c_str());
+                return false;
+            }
             report_error(prog, what.c_str(), e);
             return false;
         }
