@@ -226,6 +226,7 @@ bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
 void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child);
 void hwpmc_proc_exit(struct task_struct *task);
 void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm);
+const char *hwpmc_exec_path(struct linux_binprm *bprm);
 int hwpmc_can_attach(struct task_struct *task, bool *priv);
 
 /* The most rows of all classes together. */
@@ -278,6 +279,8 @@ void hwpmc_log_procexit(struct hwpmc_pmc *pm, pid_t pid, u64 value);
 void hwpmc_log_procfork(struct hwpmc_owner *po, pid_t ppid, pid_t pid);
 void hwpmc_log_procexec(struct hwpmc_pmc *pm, pid_t pid, u64 base,
 			const char *path);
+void hwpmc_log_procexec_id(struct hwpmc_owner *po, u32 pmcid, pid_t pid,
+			   u64 base, const char *path);
 
 static inline bool hwpmc_has_log(struct hwpmc_owner *po)
 {
@@ -302,6 +305,8 @@ void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task);
 void hwpmc_maps_log_all(struct hwpmc_owner *po);
 void hwpmc_maps_exec(struct task_struct *task);
 void hwpmc_maps_sysexit(struct task_struct *task);
+void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child);
+void hwpmc_maps_sysexec(struct task_struct *task, struct linux_binprm *bprm);
 void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret);
 
 /* hwpmc_hooks.c: kernel tracepoints. */

@@ -35,6 +35,7 @@ static void hwpmc_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)
 {
 	hwpmc_proc_fork(parent, child);
+	hwpmc_maps_sysfork(parent, child);
 }
 
 static void hwpmc_probe_exit(void *data, struct task_struct *task)
@@ -49,6 +50,7 @@ static void hwpmc_probe_exec(void *data, struct task_struct *task,
 			     pid_t old_pid, struct linux_binprm *bprm)
 {
 	hwpmc_proc_exec(task, bprm);
+	hwpmc_maps_sysexec(task, bprm);
 	hwpmc_maps_exec(task);
 }
 

@@ -753,22 +753,29 @@ void hwpmc_log_procfork(struct hwpmc_owner *po, pid_t ppid, pid_t pid)
 	rcu_read_unlock();
 }
 
-void hwpmc_log_procexec(struct hwpmc_pmc *pm, pid_t pid, u64 base,
-			const char *path)
+/* PROCEXEC into @po's log, for PMC @pmcid (PMC_ID_INVALID: any). */
+void hwpmc_log_procexec_id(struct hwpmc_owner *po, u32 pmcid, pid_t pid,
+			   u64 base, const char *path)
 {
 	struct pmclog_procexec *r;
 	struct hwpmc_log *log;
 	unsigned long flags;
 
 	rcu_read_lock();
-	log = hwpmc_log_of(pm->po);
+	log = hwpmc_log_of(po);
 	r = log ? hwpmc_log_reserve_path(log, PMCLOG_TYPE_PROCEXEC, sizeof(*r),
 					 path, &flags) : NULL;
 	if (r) {
 		r->pl_pid = pid;
-		r->pl_pmcid = pm->id;
+		r->pl_pmcid = pmcid;
 		r->pl_base = base;
 		hwpmc_log_commit(log, flags);
 	}
 	rcu_read_unlock();
+}
+
+void hwpmc_log_procexec(struct hwpmc_pmc *pm, pid_t pid, u64 base,
+			const char *path)
+{
+	hwpmc_log_procexec_id(pm->po, pm->id, pid, base, path);
 }

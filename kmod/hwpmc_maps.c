@@ -22,6 +22,9 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/ptrace.h>
+#include <linux/binfmts.h>
+#include <linux/dcache.h>
+#include <linux/fs.h>
 #include <asm/unistd.h>
 #include <asm/syscall.h>
 
@@ -275,25 +278,36 @@ static bool hwpmc_maps_wanted(struct task_struct *task)
 	return wanted;
 }
 
+/* The owners of running system sampling PMCs, each once.  RCU held. */
+static unsigned int hwpmc_sys_owners(struct hwpmc_owner **po)
+{
+	struct hwpmc_pmc *pm;
+	unsigned int n = 0;
+
+	list_for_each_entry_rcu(pm, &hwpmc_sys_samplers, ss_node)
+		if (hwpmc_running(pm))
+			hwpmc_add_owner(po, &n, pm->po);
+	return n;
+}
+
 /*
- * Exit hook (tracepoint context), when the last thread of a process goes:
- * SYSEXIT for the logs of system sampling PMCs, whose samples may name it.
+ * Process records for the logs of system sampling PMCs, whose samples may
+ * name any process: SYSEXIT when the last thread of a process goes,
+ * PROCFORK for a new process, PROCEXEC (pmcid PMC_ID_INVALID) when one
+ * execs.  Tracepoint context: no sleeping, no allocation.
  */
 void hwpmc_maps_sysexit(struct task_struct *task)
 {
 	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
 	struct pmclog_sysexit *r;
 	struct hwpmc_log *log;
-	struct hwpmc_pmc *pm;
 	unsigned long flags;
-	unsigned int i, n = 0;
+	unsigned int i, n;
 
 	if (list_empty(&hwpmc_sys_samplers))
 		return;
 	rcu_read_lock();
-	list_for_each_entry_rcu(pm, &hwpmc_sys_samplers, ss_node)
-		if (hwpmc_running(pm))
-			hwpmc_add_owner(po, &n, pm->po);
+	n = hwpmc_sys_owners(po);
 	for (i = 0; i < n; i++) {
 		log = rcu_dereference(po[i]->log);
 		r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_SYSEXIT,
@@ -303,6 +317,39 @@ void hwpmc_maps_sysexit(struct task_struct *task)
 			hwpmc_log_commit(log, flags);
 		}
 	}
+	rcu_read_unlock();
+}
+
+void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child)
+{
+	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
+	unsigned int i, n;
+
+	if (list_empty(&hwpmc_sys_samplers) || child->signal == parent->signal)
+		return;
+	rcu_read_lock();
+	n = hwpmc_sys_owners(po);
+	for (i = 0; i < n; i++)
+		hwpmc_log_procfork(po[i], task_tgid_nr(parent),
+				   task_tgid_nr(child));
+	rcu_read_unlock();
+}
+
+void hwpmc_maps_sysexec(struct task_struct *task, struct linux_binprm *bprm)
+{
+	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
+	unsigned int i, n;
+	const char *path;
+
+	if (list_empty(&hwpmc_sys_samplers))
+		return;
+	path = hwpmc_exec_path(bprm);
+	rcu_read_lock();
+	n = hwpmc_sys_owners(po);
+	for (i = 0; i < n; i++)
+		hwpmc_log_procexec_id(po[i], PMC_ID_INVALID, task_tgid_nr(task),
+				      task->mm ? task->mm->start_code : 0,
+				      path);
 	rcu_read_unlock();
 }
 

@@ -30,17 +30,35 @@ static struct hlist_head *hwpmc_proc_hash;
 static unsigned int hwpmc_proc_bits;
 static atomic_t hwpmc_nprocs;		/* monitored processes */
 
-/* Paths for PROCEXEC records, written in tracepoint context. */
-static DEFINE_PER_CPU(char [PATH_MAX], hwpmc_pathbuf);
+/*
+ * Paths for PROCEXEC records, written in the exec tracepoint (preemption
+ * off): a buffer per CPU, allocated at load (too big for the module's
+ * static per-CPU area).
+ */
+static void __percpu *hwpmc_pathbufs;
+
+/* The path of the file @bprm execs; exec tracepoint context. */
+const char *hwpmc_exec_path(struct linux_binprm *bprm)
+{
+	char *path = d_path(&bprm->file->f_path, this_cpu_ptr(hwpmc_pathbufs),
+			    PATH_MAX);
+
+	return IS_ERR(path) ? bprm->filename : path;
+}
 
 int hwpmc_proc_init(void)
 {
 	unsigned int i, n = roundup_pow_of_two(hwpmc_hashsize);
 
 	hwpmc_proc_bits = ilog2(n);
-	hwpmc_proc_hash = kvcalloc(n, sizeof(*hwpmc_proc_hash), GFP_KERNEL);
-	if (!hwpmc_proc_hash)
+	hwpmc_pathbufs = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
+	if (!hwpmc_pathbufs)
 		return -ENOMEM;
+	hwpmc_proc_hash = kvcalloc(n, sizeof(*hwpmc_proc_hash), GFP_KERNEL);
+	if (!hwpmc_proc_hash) {
+		free_percpu(hwpmc_pathbufs);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		INIT_HLIST_HEAD(&hwpmc_proc_hash[i]);
 	return 0;
@@ -51,6 +69,8 @@ void hwpmc_proc_fini(void)
 {
 	kvfree(hwpmc_proc_hash);
 	hwpmc_proc_hash = NULL;
+	free_percpu(hwpmc_pathbufs);
+	hwpmc_pathbufs = NULL;
 }
 
 static struct hlist_head *hwpmc_proc_bucket(struct signal_struct *sig)
@@ -523,17 +543,14 @@ void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm)
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt, *tmp;
 	bool setid = task->mm && get_dumpable(task->mm) != SUID_DUMP_USER;
-	char *path;
+	const char *path;
 
 	rcu_read_lock();
 	pp = hwpmc_proc_find(task->signal);
 	rcu_read_unlock();
 	if (!pp)
 		return;
-	path = d_path(&bprm->file->f_path, (char *)this_cpu_ptr(&hwpmc_pathbuf),
-		      PATH_MAX);
-	if (IS_ERR(path))
-		path = (char *)bprm->filename;
+	path = hwpmc_exec_path(bprm);
 	spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {

@@ -23,6 +23,7 @@ struct maps {
 	int nexec;
 	pid_t sysexit_pid;
 	int nsysexit;
+	int nsysfork, nsysexec;
 };
 
 static int maps_fn(const struct pmclog_header *h, void *arg)
@@ -53,7 +54,18 @@ static int maps_fn(const struct pmclog_header *h, void *arg)
 		if (m->addr && r->pl_start <= m->addr && m->addr < r->pl_end)
 			m->addr_out++;
 	} else if (h->pl_type == PMCLOG_TYPE_PROCEXEC) {
+		const struct pmclog_procexec *r = (const void *)h;
+
 		m->nexec++;
+		if (r->pl_pid == (__u32)m->sysexit_pid &&
+		    r->pl_pmcid == PMC_ID_INVALID && strstr(r->pl_path, "/true"))
+			m->nsysexec++;
+	} else if (h->pl_type == PMCLOG_TYPE_PROCFORK) {
+		const struct pmclog_procfork *r = (const void *)h;
+
+		if (r->pl_pid == (__u32)m->sysexit_pid &&
+		    r->pl_ppid == (__u32)getpid())
+			m->nsysfork++;
 	} else if (h->pl_type == PMCLOG_TYPE_SYSEXIT) {
 		const struct pmclog_sysexit *r = (const void *)h;
 
@@ -189,11 +201,13 @@ TEST(system_sampling_logs_every_process)
 	ASSERT_EQ(0, hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF,
 				 PMC_MODE_SS, 0, 0, 10000000, &id));
 	ASSERT_EQ(0, hwpmc_start(fd, id));
-	/* A process that exits meanwhile is announced with SYSEXIT. */
+	/* A process forked, exec'd and exited meanwhile is announced. */
 	m.sysexit_pid = fork();
 	ASSERT_LE(0, m.sysexit_pid);
-	if (!m.sysexit_pid)
-		_exit(0);
+	if (!m.sysexit_pid) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(2);
+	}
 	ASSERT_EQ(m.sysexit_pid, waitpid(m.sysexit_pid, NULL, 0));
 	ASSERT_EQ(0, hwpmc_flushlog(fd));
 	ASSERT_LT(0, read_maps(&m));
@@ -201,6 +215,8 @@ TEST(system_sampling_logs_every_process)
 	EXPECT_LE(2, m.npids);		/* init and this test at least */
 	EXPECT_LE(1, m.found_path);
 	EXPECT_EQ(1, m.nsysexit);
+	EXPECT_EQ(1, m.nsysfork);
+	EXPECT_EQ(1, m.nsysexec);
 	close(fd);
 	close(logfd);
 	unlink(LOGPATH);
