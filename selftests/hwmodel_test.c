@@ -17,12 +17,13 @@
  * shows the registers, so the tests also check the layouts (event selects,
  * fixed-counter control nibbles, global control and status).
  *
- * What this cannot prove in the guest: a reservation conflict with perf.
- * Linux's perf finds no PMU here (CPUID leaf 0AH is zero, AMD PerfCtrCore
- * absent), so neither it nor the NMI watchdog ever reserves a counter, and
- * nothing else in the kernel can be made to.  The test asserts the other
- * half: no hardware row reads as unavailable, and counters hwpmc reserved
- * are returned (allocation works again after release and after a reload).
+ * Reservation conflicts with perf: Linux's perf finds no PMU in the guest
+ * (CPUID leaf 0AH is zero, AMD PerfCtrCore absent), so neither it nor the
+ * NMI watchdog ever reserves a counter.  This test asserts the other half:
+ * no hardware row reads as unavailable, and the counters hwpmc reserved
+ * are returned (allocation works again after release and after a
+ * reload).  hwreserve_test plays perf's part with the test flavor's
+ * hwpmc-test/hold_perfctr and checks EBUSY and pm_unavailable.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -1329,7 +1330,7 @@ TEST_F_TIMEOUT(hw, reservation_no_conflict_here, 120)
 		for (i = 0; i < variant->ngp; i++)
 			ASSERT_EQ(0, hwpmc_release(self->fd, id[i]));
 	}
-	TH_LOG("perf holds no counter in this guest (no PMU for perf, nmi_watchdog=%ld): the EBUSY path needs real hardware",
+	TH_LOG("perf holds no counter in this guest (no PMU for perf, nmi_watchdog=%ld); hwreserve_test covers EBUSY",
 	       wd);
 }
 

@@ -20,7 +20,7 @@
 #define NO_PMU "no hardware PMU (CPUID leaf 0AH / AMD PerfMon absent): this test needs real counters"
 #define MODEL_DIR "/sys/kernel/debug/hwpmc-model"
 
-/* The loop: 2 instructions per iteration (dec, jnz). */
+/* The loop: 2 instructions per iteration (dec, jnz); @n must not be 0. */
 static void __attribute__((noipa)) spin(unsigned long n)
 {
 	__asm__ volatile("1:\n\tdec %0\n\tjnz 1b" : "+c"(n) : : "cc");
@@ -203,7 +203,7 @@ static void check_monotonic(struct __test_metadata *_metadata, int fd,
 	for (i = 0; i < 2000; i++) {
 		if (i % 100 == 0)
 			sched_yield();
-		spin(i);
+		spin(i + 1);
 		ASSERT_EQ(0, hwpmc_read(fd, id, &v));
 		if (v < prev)
 			back++;
