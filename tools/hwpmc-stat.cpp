@@ -317,59 +317,10 @@ std::vector<pid_t> parse_pids(const std::string &arg, const char *opt) {
     return pids;
 }
 
-bool parse_cpu_list(const std::string &arg, std::vector<int> *cpus) {
-    std::stringstream ss(arg);
-    std::string tok;
-    cpus->clear();
-    while (std::getline(ss, tok, ',')) {
-        char *end;
-        long a = std::strtol(tok.c_str(), &end, 10), b = a;
-        if (tok.empty() || end == tok.c_str() || a < 0)
-            return false;
-        if (*end == '-') {
-            const char *s = end + 1;
-            b = std::strtol(s, &end, 10);
-            if (end == s || b < a)
-                return false;
-        }
-        if (*end || b > 65535)
-            return false;
-        for (long c = a; c <= b; c++)
-            cpus->push_back(static_cast<int>(c));
-    }
-    std::sort(cpus->begin(), cpus->end());
-    cpus->erase(std::unique(cpus->begin(), cpus->end()), cpus->end());
-    return !cpus->empty();
-}
-
-// "0,2-3" from {0,2,3}.
-std::string cpu_list_string(const std::vector<int> &cpus) {
-    std::string s;
-    for (size_t i = 0; i < cpus.size();) {
-        size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            j++;
-        if (!s.empty())
-            s += ',';
-        s += std::to_string(cpus[i]);
-        if (j > i)
-            s += "-" + std::to_string(cpus[j]);
-        i = j + 1;
-    }
-    return s;
-}
-
-std::vector<int> online_cpus(int ncpu) {
-    std::ifstream f("/sys/devices/system/cpu/online");
-    std::string line;
-    std::vector<int> cpus;
-    if (std::getline(f, line) && parse_cpu_list(line, &cpus))
-        return cpus;
-    cpus.clear();
-    for (int c = 0; c < ncpu; c++)
-        cpus.push_back(c);
-    return cpus;
-}
+// CPU lists ("0,2-3") and the online CPUs: shared with the other tools.
+using hwpmc_tools::cpu_list_string;
+using hwpmc_tools::online_cpus;
+using hwpmc_tools::parse_cpu_list;
 
 double parse_double(const char *arg, const char *opt, double min) {
     char *end;
