@@ -411,10 +411,13 @@ static const struct ident *const kid_ids[NKIDS] = {
 static int family_main(struct hwpmc_child *me, void *arg)
 {
 	pid_t kid[NKIDS];
-	int i, err;
+	int i, err, ready[2];
 	__u64 v;
+	char c;
 
 	hwpmc_close_fds_except(me->tx, me->rx, -1);
+	if (pipe(ready))
+		return 1;
 	for (i = 0; i < NKIDS; i++) {
 		kid[i] = fork();
 		if (kid[i] == 0) {
@@ -422,10 +425,18 @@ static int family_main(struct hwpmc_child *me, void *arg)
 				_exit(1);
 			/* After become(): a credential change clears it. */
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			/* Only now is it the process the walk must judge. */
+			if (write(ready[1], "r", 1) != 1)
+				_exit(1);
 			for (;;)
 				pause();
 		}
 	}
+	close(ready[1]);
+	for (i = 0; i < NKIDS; i++)
+		if (read(ready[0], &c, 1) != 1)
+			return 1;
+	close(ready[0]);
 	err = become(&USER);
 	if (err)
 		return err;
