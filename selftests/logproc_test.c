@@ -162,7 +162,9 @@ static void exit_and_csw(struct __test_metadata *_metadata,
 	       event, (unsigned long long)total,
 	       (unsigned long long)t.exit_value, t.ncsw,
 	       (unsigned long long)t.csw_sum);
-	EXPECT_LT(0, total);
+	/* Migrations depend on the scheduler; the others always happen. */
+	if (event != PMC_SOFT_SCHED_MIGRATE)
+		EXPECT_LT(0, total);
 	EXPECT_EQ(1, t.nexit);
 	EXPECT_EQ(pid, t.exit_pid);
 	EXPECT_EQ(total, t.exit_value);

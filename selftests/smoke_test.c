@@ -22,7 +22,8 @@ TEST(sched_switch_self)
 	after = hwpmc_proc_ctxt_switches("/proc/self/status");
 	ASSERT_EQ(0, hwpmc_read(fd, id, &v));
 	TH_LOG("pmc %llu, /proc delta %lld", (unsigned long long)v, after - before);
-	EXPECT_GE(v, 20);
+	/* About one switch per sleep; exactness is proc_test's job. */
+	EXPECT_GE(v, 15);
 	EXPECT_LE(v, after - before);
 	ASSERT_EQ(0, hwpmc_release(fd, id));
 	close(fd);
