@@ -103,7 +103,7 @@ static void hwpmc_log_map_in(struct hwpmc_owner *po, pid_t pid,
 	r->pl_pid = pid;
 	r->pl_start = vma->vm_start;
 	r->pl_end = vma->vm_end;
-	r->pl_pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	r->pl_pgoff = vma->vm_file ? (u64)vma->vm_pgoff << PAGE_SHIFT : 0;
 	memcpy(r->pl_path, path, slen);
 	hwpmc_log_commit(log, flags);
 }
@@ -126,9 +126,19 @@ static void hwpmc_log_map_out(struct hwpmc_owner *po, pid_t pid,
 	hwpmc_log_commit(log, flags);
 }
 
+/*
+ * The vDSO's code: the mapping that starts at mm->context.vdso (x86).  It
+ * has no file; its MAP_IN names it "[vdso]", at offset 0 of its image.
+ */
+static bool hwpmc_vma_is_vdso(struct vm_area_struct *vma)
+{
+	return vma->vm_start == (unsigned long)vma->vm_mm->context.vdso;
+}
+
 static bool hwpmc_vma_is_code(struct vm_area_struct *vma)
 {
-	return (vma->vm_flags & VM_EXEC) && vma->vm_file;
+	return (vma->vm_flags & VM_EXEC) &&
+	       (vma->vm_file || hwpmc_vma_is_vdso(vma));
 }
 
 /* MAP_IN of one mapping, to @po or (NULL) every interested owner. */
@@ -137,7 +147,8 @@ static void hwpmc_maps_log_vma(struct hwpmc_owner *po, struct task_struct *task,
 {
 	struct hwpmc_owner *set[HWPMC_MAPS_MAXLOGS];
 	unsigned int i, n = 1;
-	char *path = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
+	char *path = vma->vm_file ? d_path(&vma->vm_file->f_path, buf, PATH_MAX) :
+				    "[vdso]";
 
 	if (IS_ERR(path))
 		return;

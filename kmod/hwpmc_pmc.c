@@ -207,6 +207,12 @@ static bool hwpmc_needs_log(const struct hwpmc_pmc *pm)
 	       (pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT));
 }
 
+/* Can a counter of @cls hold a sampling period of @period events? */
+static bool hwpmc_period_ok(const struct hwpmc_class *cls, u64 period)
+{
+	return !cls->ops->max_period || period <= cls->ops->max_period();
+}
+
 /* Validate a PMCALLOCATE request before anything is claimed. */
 static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 				const struct hwpmc_class **clsp)
@@ -240,6 +246,8 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 		return -EINVAL;
 	cls = hwpmc_class_find(a->pm_class);
 	if (!cls || !(cls->ops->modes & BIT(a->pm_mode)))
+		return -EINVAL;
+	if (sampling && !hwpmc_period_ok(cls, a->pm_count))
 		return -EINVAL;
 	if (a->pm_caps & ~cls->ops->caps)
 		return -EOPNOTSUPP;
@@ -557,7 +565,7 @@ int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 	if (pm->state == PMC_STATE_RUNNING)
 		return -EBUSY;
 	if (hwpmc_is_sampling(pm)) {
-		if (!a->pm_count)
+		if (!a->pm_count || !hwpmc_period_ok(pm->cls, a->pm_count))
 			return -EINVAL;
 		pm->reload = a->pm_count;
 		return 0;

@@ -41,6 +41,11 @@
 #define WIDTH		48
 #define MASK48		((1ULL << WIDTH) - 1)
 #define HALF		((1ULL << 47) - 1)	/* largest single advance */
+/*
+ * A counting PMC's counter starts at minus the longest period, 2^47 - 1
+ * (and the PMI sets it back there): it holds START + the events since.
+ */
+#define START		(-HALF & MASK48)
 
 #define CAPS_BASE	(PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
 			 PMC_CAP_READ | PMC_CAP_WRITE)
@@ -551,10 +556,15 @@ TEST_F_TIMEOUT(hw, system_counts_exact, 120)
 	if (far)
 		ASSERT_EQ(0, hwpmc_start(self->fd, far));
 
-	/* The registers: rows 0..2 of this CPU, enabled, no interrupt. */
-	EXPECT_EQ(SEL_EN | SEL_USR | SEL_OS | EV_INSTR, mget(self->cpu, "sel0"));
-	EXPECT_EQ(SEL_EN | SEL_USR | EV_INSTR, mget(self->cpu, "sel1"));
-	EXPECT_EQ(SEL_EN | SEL_OS | EV_INSTR, mget(self->cpu, "sel2"));
+	/*
+	 * The registers: rows 0..2 of this CPU, enabled, with the interrupt
+	 * that keeps the count whole when the counter overflows.
+	 */
+	EXPECT_EQ(SEL_EN | SEL_INT | SEL_USR | SEL_OS | EV_INSTR,
+		  mget(self->cpu, "sel0"));
+	EXPECT_EQ(SEL_EN | SEL_INT | SEL_USR | EV_INSTR, mget(self->cpu, "sel1"));
+	EXPECT_EQ(SEL_EN | SEL_INT | SEL_OS | EV_INSTR, mget(self->cpu, "sel2"));
+	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
 	EXPECT_EQ(0, mget(self->cpu, "sel3"));
 	gctl = mget(self->cpu, "global_ctrl");
 	EXPECT_EQ(0x7, gctl & ((1ULL << variant->ngp) - 1));
@@ -700,18 +710,19 @@ TEST_F_TIMEOUT(hw, fixed_counters_by_event, 120)
 					  0, NULL));
 	for (ev = 0; ev < 3; ev++)
 		ASSERT_EQ(0, hwpmc_start(self->fd, id[ev]));
-	EXPECT_EQ(0x222, mget(self->cpu, "fixed_ctrl"));
+	/* A nibble each: USR (0x2) and PMI (0x8). */
+	EXPECT_EQ(0xaaa, mget(self->cpu, "fixed_ctrl"));
 	EXPECT_EQ(0x7ULL << 32, mget(self->cpu, "global_ctrl") & (0x7ULL << 32));
 	ADV("usr 100");
 	ADV("os 5");
 	ADV("usr 20");
 	for (ev = 0; ev < 3; ev++) {
-		EXPECT_EQ(120, mgetf(self->cpu, "fixed%d", ev));
+		EXPECT_EQ(START + 120, mgetf(self->cpu, "fixed%d", ev));
 		EXPECT_EQ(120, rd(_metadata, self->fd, id[ev]));
 	}
 	/* Stopping one clears its nibble only. */
 	ASSERT_EQ(0, hwpmc_stop(self->fd, id[1]));
-	EXPECT_EQ(0x202, mget(self->cpu, "fixed_ctrl"));
+	EXPECT_EQ(0xa0a, mget(self->cpu, "fixed_ctrl"));
 	ADV("usr 1");
 	EXPECT_EQ(121, rd(_metadata, self->fd, id[0]));
 	EXPECT_EQ(120, rd(_metadata, self->fd, id[1]));
@@ -726,7 +737,7 @@ TEST_F_TIMEOUT(hw, fixed_counters_by_event, 120)
 	ASSERT_EQ(0, row_info(self->fd, self->cpu, self->fixed_first + 1, &pi));
 	EXPECT_EQ(PMC_DISP_THREAD, pi.pm_rowdisp);
 	ASSERT_EQ(0, hwpmc_start(self->fd, pid_id));
-	EXPECT_EQ(0x010, mget(self->cpu, "fixed_ctrl"));
+	EXPECT_EQ(0x090, mget(self->cpu, "fixed_ctrl"));
 	ADV("os 42");
 	ADV("usr 1000");
 	EXPECT_EQ(42, rd(_metadata, self->fd, pid_id));
@@ -779,19 +790,17 @@ TEST_F_TIMEOUT(hw, pmcrw_write_then_count, 120)
 }
 
 /*
- * The hardware counter is 48 bits wide: drive it across 2^48 (two
- * advances of 2^47-1 then 10) and the 64-bit PMC value keeps increasing,
- * while the model's register shows the wrap.  System scope on a
- * programmable counter (and an Intel fixed counter), then process scope.
- * Counting PMCs take no interrupt: the driver folds the register into
- * the 64-bit value when the PMC is read, stopped or switched out, so
- * fewer than 2^48 events may pass between two folds (the test reads
- * after every 2^47 or so; at 5 GHz, 2^48 events take over 15 hours).
+ * Width wrap-around.  A counting PMC's counter starts at minus the longest
+ * period (START) and overflows after 2^47 - 1 events; the PMI puts the
+ * count aside and sets the counter back to START.  Counts stay exact
+ * across overflows, in system and process scope, on programmable and
+ * fixed counters.
  */
 TEST_F_TIMEOUT(hw, width_wrap_around, 120)
 {
+	struct pmc_op_getdriverstats d0, d1;
 	__u32 sc, fx = 0, tc;
-	int tries;
+	__u64 before;
 
 	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR,
 				     PMC_X86_CONFIG_USR, PMC_MODE_SC, 0,
@@ -803,66 +812,49 @@ TEST_F_TIMEOUT(hw, width_wrap_around, 120)
 					     &fx));
 		ASSERT_EQ(0, hwpmc_start(self->fd, fx));
 	}
-	ADV("%llu", HALF);
+	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &d0));
+	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
+	ADV("%llu", HALF - 1);
+	EXPECT_EQ(HALF - 1, rd(_metadata, self->fd, sc));
+	/* One event short of the overflow: all ones, no PMI yet. */
+	EXPECT_EQ(MASK48, mget(self->cpu, "ctr0"));
+	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &d1));
+	EXPECT_EQ(d0.pm_intr_processed, d1.pm_intr_processed);
+	ADV("1");
 	EXPECT_EQ(HALF, rd(_metadata, self->fd, sc));
 	if (fx)
 		EXPECT_EQ(HALF, rd(_metadata, self->fd, fx));
-	ADV("%llu", HALF);
-	EXPECT_EQ(2 * HALF, rd(_metadata, self->fd, sc));
-	if (fx)
-		EXPECT_EQ(2 * HALF, rd(_metadata, self->fd, fx));
-	EXPECT_EQ(2 * HALF, mget(self->cpu, "ctr0"));
+	/* It wrapped; the PMI set it back and took the status bit. */
+	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
+	EXPECT_EQ(0, mget(self->cpu, "global_status") & 1);
+	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &d1));
+	EXPECT_EQ(d0.pm_intr_processed + 1, d1.pm_intr_processed);
 	ADV("10");
+	EXPECT_EQ(START + 10, mget(self->cpu, "ctr0"));
+	/* Past the overflow within one advance: the rest is kept too. */
+	ADV("%llu", HALF);
+	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
 	EXPECT_EQ(2 * HALF + 10, rd(_metadata, self->fd, sc));
-	EXPECT_EQ((1ULL << 48) + 8, 2 * HALF + 10);
-	/* The register wrapped and says so. */
-	EXPECT_EQ(8, mget(self->cpu, "ctr0"));
-	EXPECT_EQ(1, mget(self->cpu, "global_status") & 1);
 	if (fx)
 		EXPECT_EQ(2 * HALF + 10, rd(_metadata, self->fd, fx));
-	ADV("%llu", HALF);
+	ADV("os %llu", HALF);	/* sc counts user mode only */
+	EXPECT_EQ(2 * HALF + 10, rd(_metadata, self->fd, sc));
 	if (fx)
 		EXPECT_EQ(3 * HALF + 10, rd(_metadata, self->fd, fx));
-	ADV("usr %llu", HALF);
-	EXPECT_EQ(4 * HALF + 10, rd(_metadata, self->fd, sc));
-	if (fx)
-		EXPECT_EQ(4 * HALF + 10, rd(_metadata, self->fd, fx));
-	ADV("%llu", HALF);
-	EXPECT_EQ(5 * HALF + 10, rd(_metadata, self->fd, sc));
-	if (fx) {
-		EXPECT_EQ(5 * HALF + 10, rd(_metadata, self->fd, fx));
-		EXPECT_EQ((5 * HALF + 10) & MASK48, mget(self->cpu, "fixed0"));
-	}
-	EXPECT_EQ((5 * HALF + 10) & MASK48, mget(self->cpu, "ctr0"));
 	ASSERT_EQ(0, hwpmc_release(self->fd, sc));
 	if (fx)
 		ASSERT_EQ(0, hwpmc_release(self->fd, fx));
 
-	/*
-	 * Process scope: the counter is reloaded at every switch-in, so the
-	 * wrap happens in the register only if the process stays on the CPU
-	 * from the second advance to the third; retry until it did.
-	 */
+	/* Process scope: the same, switched out and in meanwhile or not. */
 	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
 				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &tc));
 	ASSERT_EQ(0, hwpmc_start(self->fd, tc));
-	for (tries = 0; tries < 10; tries++) {
-		__u64 before = rd(_metadata, self->fd, tc), near, after;
-
-		ADV("%llu", HALF);
-		ADV("%llu", HALF);
-		EXPECT_EQ(before + 2 * HALF, rd(_metadata, self->fd, tc));
-		near = mget(self->cpu, "ctr0");
-		ADV("10");
-		after = mget(self->cpu, "ctr0");
-		EXPECT_EQ(before + 2 * HALF + 10, rd(_metadata, self->fd, tc));
-		/* Loaded with the count: wrapped in the register? */
-		if (near == ((before + 2 * HALF) & MASK48) &&
-		    after == ((before + 2 * HALF + 10) & MASK48) && after < near)
-			break;
-	}
-	TH_LOG("process scope: register wrapped on try %d", tries + 1);
-	EXPECT_GT(10, tries);
+	before = rd(_metadata, self->fd, tc);
+	ADV("%llu", HALF);
+	ADV("%llu", HALF);
+	ADV("10");
+	EXPECT_EQ(before + 2 * HALF + 10, rd(_metadata, self->fd, tc));
+	ASSERT_EQ(0, hwpmc_release(self->fd, tc));
 }
 
 /*
@@ -1059,28 +1051,21 @@ TEST_F_TIMEOUT(hw, long_sampling_period, 120)
 }
 
 /*
- * A counting PMC that wrapped leaves its counter's overflow bit set in the
- * global status (it has no interrupt to clear it).  A sampling PMC loaded
- * on that counter later must not inherit it: no sample before its period
- * (when another counter's PMI comes), and its own overflow is an NMI.
+ * An overflow bit that nobody took (a counter that wrapped as it was
+ * unloaded; here set directly, as STATUS_SET does) must not be inherited
+ * by a sampling PMC loaded on that counter later: no sample before its
+ * period (when another counter's PMI comes), and its own overflow is an
+ * NMI.
  */
 TEST_F_TIMEOUT(hw, stale_overflow_status, 120)
 {
 	struct cc_count c0 = { 0 }, c1 = { 0 };
-	__u32 cnt, s0, s1;
+	__u32 s0, s1;
 	int i;
 
 	ASSERT_EQ(0, configure_log(self->fd, self->log));
-	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
-				     PMC_MODE_SC, 0, self->cpu, 0, &cnt));
-	ASSERT_EQ(0, hwpmc_start(self->fd, cnt));
-	ADV("%llu", HALF);
-	ADV("%llu", HALF);
-	EXPECT_EQ(2 * HALF, rd(_metadata, self->fd, cnt));
-	ADV("10");
-	EXPECT_EQ(2 * HALF + 10, rd(_metadata, self->fd, cnt));
+	ADV("status 0x1");
 	EXPECT_EQ(1, mget(self->cpu, "global_status") & 1);
-	ASSERT_EQ(0, hwpmc_release(self->fd, cnt));
 
 	/* s0 on counter 0 (period 1000), s1 on counter 1 (period 100). */
 	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
@@ -1108,6 +1093,81 @@ TEST_F_TIMEOUT(hw, stale_overflow_status, 120)
 	ASSERT_LE(0, count_samples(self->log, &c1));
 	EXPECT_EQ(1, c0.n);
 	EXPECT_EQ(10, c1.n);
+}
+
+/*
+ * Counting PMCs interrupt when their counter wraps, and the PMI has the
+ * count credited: a count unread for several turns of the 48-bit counter
+ * is still exact (a difference of two reads cannot see whole turns).
+ * Each wrap is one interrupt, processed, its status bit taken.
+ */
+TEST_F_TIMEOUT(hw, counting_wraps_unread, 120)
+{
+	struct pmc_op_getdriverstats before, after;
+	const int steps = 7;	/* 7 * (2^47 - 1): three turns of 2^48 */
+	__u32 sc, fx = 0, tc;
+	int i;
+
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_SC, 0, self->cpu, 0, &sc));
+	ASSERT_EQ(0, hwpmc_start(self->fd, sc));
+	if (variant->nfixed) {
+		ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 0, 0,
+					     PMC_MODE_SC, 0, self->cpu, 0,
+					     &fx));
+		ASSERT_EQ(0, hwpmc_start(self->fd, fx));
+	}
+	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &before));
+	for (i = 0; i < steps; i++)
+		ADV("%llu", HALF);
+	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &after));
+	EXPECT_EQ(steps * HALF, rd(_metadata, self->fd, sc));
+	if (fx)
+		EXPECT_EQ(steps * HALF, rd(_metadata, self->fd, fx));
+	/* Each advance of the longest period overflows: one PMI each. */
+	EXPECT_EQ(steps, after.pm_intr_processed - before.pm_intr_processed);
+	EXPECT_EQ(0, after.pm_intr_ignored - before.pm_intr_ignored);
+	EXPECT_EQ(0, mget(self->cpu, "global_status"));
+	ASSERT_EQ(0, hwpmc_release(self->fd, sc));
+	if (fx)
+		ASSERT_EQ(0, hwpmc_release(self->fd, fx));
+
+	/* Process scope, on this process: the same, however it switches. */
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &tc));
+	ASSERT_EQ(0, hwpmc_start(self->fd, tc));
+	for (i = 0; i < steps; i++)
+		ADV("%llu", HALF);
+	EXPECT_EQ(steps * HALF, rd(_metadata, self->fd, tc));
+	ASSERT_EQ(0, hwpmc_release(self->fd, tc));
+}
+
+/*
+ * A sampling period the counter cannot hold is refused (EINVAL), at
+ * allocation and by SETCOUNT, rather than silently shortened: the
+ * counter starts at minus the period, which must keep its top bit.
+ */
+TEST_F_TIMEOUT(hw, sampling_period_limit, 120)
+{
+	const __u64 max = (1ULL << 47) - 1;
+	__u32 id;
+
+	EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, variant->gp_class,
+					  EV_INSTR, 0, PMC_MODE_SS, 0,
+					  self->cpu, max + 1, &id));
+	EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, variant->gp_class,
+					  EV_INSTR, 0, PMC_MODE_TS, 0,
+					  PMC_CPU_ANY, 1ULL << 60, &id));
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_SS, 0, self->cpu, max, &id));
+	EXPECT_EQ(EINVAL, hwpmc_setcount(self->fd, id, max + 1));
+	EXPECT_EQ(0, hwpmc_setcount(self->fd, id, max));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+	/* Counting PMCs take any initial count. */
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_SC, 0, self->cpu, 1ULL << 60,
+				     &id));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
 }
 
 /*

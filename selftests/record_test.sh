@@ -185,6 +185,23 @@ ok "report: the dlopened library's function is named (MAP_IN after dlopen)" \
 "$REPORT" -i dl.data --folded >dlf.out 2>/dev/null
 ok "report: ... called from main" grep -qE ';main;lib_hot [0-9]+$' dlf.out
 
+# --- the vDSO ----------------------------------------------------------------
+# clock_gettime(CLOCK_MONOTONIC) runs in the vDSO, which has no file: its
+# MAP_IN names it "[vdso]" and the report reads the kernel's image.
+"$RECORD" -g -o vdso.data -- "$HOT" 0.6 0 vdso >vdso.rec 2>&1
+ok "record: a program in the vDSO (exit 0)" test $? -eq 0
+"$REPORT" -i vdso.data --dump 2>/dev/null | grep -c 'MAP_IN .*path="\[vdso\]"' >vdso.n
+ok "record: the vDSO mapping is logged (MAP_IN [vdso])" test "$(cat vdso.n)" -ge 1
+"$REPORT" -i vdso.data --sort dso,sym --percent-limit 0 >vdso.out 2>&1
+show vdso.out 12
+ok "report: the vDSO's function is named" \
+	grep -qE '\[vdso\] +\[\.\] (__vdso_)?clock_gettime$' vdso.out
+"$REPORT" -i vdso.data --folded >vdsof.out 2>/dev/null
+ok "report: ... called from main (through libc)" \
+	grep -qE ';main;(hotpath::clock_reads\(int\);)?clock_gettime[^;]*;(__vdso_)?clock_gettime( |;)' vdsof.out
+ok "report: the vDSO is not taken for a program (no process named [vdso])" \
+	sh -c "! grep -q '^\[vdso\];' vdsof.out"
+
 # --- -p PID ------------------------------------------------------------------
 "$HOT" 3 &
 hp=$!

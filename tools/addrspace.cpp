@@ -17,9 +17,10 @@ std::string base_name(const std::string &path) {
     return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// "libc.so.6", "ld-linux-x86-64.so.2", "plugin.so": not a program.
+// "libc.so.6", "ld-linux-x86-64.so.2", "plugin.so", and the kernel's
+// "[vdso]": not a program.
 bool is_library(const std::string &base) {
-    return base.find(".so") != std::string::npos;
+    return base.find(".so") != std::string::npos || (!base.empty() && base[0] == '[');
 }
 
 bool live_at(const process_table::mapping &m, uint64_t t) {

@@ -19,17 +19,15 @@
 
 namespace hwpmc_tools {
 
-void explain(const char *prog, const char *what, int err)
-{
+void explain(const char *prog, const char *what, int err) {
     std::fprintf(stderr, "%s: %s: %s\n", prog, what, std::strerror(err));
     switch (err) {
     case ENOENT:
     case ENXIO:
     case ENODEV:
-        std::fprintf(stderr,
-                     "  The hwpmc module is not loaded. Load it with\n"
-                     "    sudo insmod build/$(uname -r)/hwpmc.ko\n"
-                     "  (or 'sudo modprobe hwpmc' after 'make install').\n");
+        std::fprintf(stderr, "  The hwpmc module is not loaded. Load it with\n"
+                             "    sudo insmod build/$(uname -r)/hwpmc.ko\n"
+                             "  (or 'sudo modprobe hwpmc' after 'make install').\n");
         break;
     case EACCES:
         std::fprintf(stderr, "  /dev/hwpmc is not readable and writable by you: install\n"
@@ -44,8 +42,9 @@ void explain(const char *prog, const char *what, int err)
                      "  rows needs root (CAP_SYS_ADMIN) outside any container.\n");
         break;
     case EPROTO:
-        std::fprintf(stderr, "  The loaded module speaks another major ABI version than this tool:\n"
-                             "  rebuild both from one checkout.\n");
+        std::fprintf(stderr,
+                     "  The loaded module speaks another major ABI version than this tool:\n"
+                     "  rebuild both from one checkout.\n");
         break;
     case EBUSY:
         std::fprintf(stderr, "  The counter is in use (by another hwpmc user, or by perf: the NMI\n"
@@ -56,16 +55,14 @@ void explain(const char *prog, const char *what, int err)
     }
 }
 
-bool init_or_explain(const char *prog)
-{
+bool init_or_explain(const char *prog) {
     if (pmc_init() == 0)
         return true;
     explain(prog, "cannot open /dev/hwpmc", errno);
     return false;
 }
 
-std::string thousands(std::uint64_t v)
-{
+std::string thousands(std::uint64_t v) {
     std::string digits = std::to_string(v), out;
     int n = 0;
     for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
@@ -77,8 +74,7 @@ std::string thousands(std::uint64_t v)
     return out;
 }
 
-std::string module_version()
-{
+std::string module_version() {
     std::ifstream f("/sys/module/hwpmc/version");
     std::string v;
     std::getline(f, v);
@@ -158,116 +154,6 @@ std::string human_bytes(std::uint64_t bytes) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.1f %s", v, units[u]);
     return buf;
-}
-
-bool stopped_child::fork(const char *prog, const std::vector<std::string> &cmd) {
-    int go[2], err[2];
-    if (pipe2(go, O_CLOEXEC) < 0) {
-        std::fprintf(stderr, "%s: pipe: %s\n", prog, std::strerror(errno));
-        return false;
-    }
-    if (pipe2(err, O_CLOEXEC) < 0) {
-        std::fprintf(stderr, "%s: pipe: %s\n", prog, std::strerror(errno));
-        close(go[0]);
-        close(go[1]);
-        return false;
-    }
-    std::fflush(nullptr);
-    pid_t pid = ::fork();
-    if (pid < 0) {
-        std::fprintf(stderr, "%s: fork: %s\n", prog, std::strerror(errno));
-        for (int fd : {go[0], go[1], err[0], err[1]})
-            close(fd);
-        return false;
-    }
-    if (pid == 0) {
-        close(go[1]);
-        close(err[0]);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT})
-            signal(sig, SIG_DFL);
-        char ch;
-        ssize_t n;
-        while ((n = read(go[0], &ch, 1)) < 0 && errno == EINTR) {
-        }
-        if (n != 1)
-            _exit(127); // the tool gave up
-        close(go[0]);
-        std::vector<char *> argv;
-        for (const auto &a : cmd)
-            argv.push_back(const_cast<char *>(a.c_str()));
-        argv.push_back(nullptr);
-        execvp(argv[0], argv.data());
-        int e = errno;
-        if (write(err[1], &e, sizeof(e)) < 0) {
-            // the tool sees EOF and the exit status
-        }
-        _exit(e == ENOENT ? 127 : 126);
-    }
-    close(go[0]);
-    close(err[1]);
-    pid_ = pid;
-    go_fd_ = go[1];
-    err_fd_ = err[0];
-    return true;
-}
-
-void stopped_child::wait_until_waiting() const {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long nap = 20;
-    for (;;) {
-        std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
-        std::string s;
-        std::getline(f, s);
-        auto rp = s.rfind(')');
-        if (rp == std::string::npos || rp + 2 >= s.size() || s[rp + 2] == 'S')
-            return;
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec >= 2)
-            return;
-        struct timespec ts = {0, nap * 1000};
-        nanosleep(&ts, nullptr);
-        nap = std::min(nap * 2, 2000L);
-    }
-}
-
-int stopped_child::release() {
-    char b = 1;
-    if (write(go_fd_, &b, 1) != 1) {
-        // the child died before exec: waitpid tells
-    }
-    close(go_fd_);
-    go_fd_ = -1;
-    int e = 0;
-    ssize_t n;
-    while ((n = read(err_fd_, &e, sizeof(e))) < 0 && errno == EINTR) {
-    }
-    close(err_fd_);
-    err_fd_ = -1;
-    return n == static_cast<ssize_t>(sizeof(e)) ? e : 0;
-}
-
-void stopped_child::abandon() {
-    if (go_fd_ < 0) // released (or never forked): the caller waits for it
-        return;
-    close(go_fd_); // the child exits on EOF
-    go_fd_ = -1;
-    if (err_fd_ >= 0)
-        close(err_fd_);
-    err_fd_ = -1;
-    kill(pid_, SIGKILL);
-    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-}
-
-int exit_status_of(int wstatus) {
-    if (WIFEXITED(wstatus))
-        return WEXITSTATUS(wstatus);
-    if (WIFSIGNALED(wstatus))
-        return 128 + WTERMSIG(wstatus);
-    return 1;
 }
 
 } // namespace hwpmc_tools

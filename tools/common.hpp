@@ -41,35 +41,4 @@ std::string module_param(const char *name);
 // 1536 -> "1.5 KiB".
 std::string human_bytes(std::uint64_t bytes);
 
-// A command forked stopped: the child waits on a pipe until release(), so
-// that PMCs can be attached to it before it execs.
-class stopped_child {
-public:
-    stopped_child() = default;
-    stopped_child(const stopped_child &) = delete;
-    stopped_child &operator=(const stopped_child &) = delete;
-    ~stopped_child() { abandon(); }
-
-    // Fork; the child resets the signals the tools catch and waits.  False
-    // (with a message) if pipe(2) or fork(2) failed.
-    bool fork(const char *prog, const std::vector<std::string> &cmd);
-    // Wait (up to 2 s) until the child sleeps on the pipe.
-    void wait_until_waiting() const;
-    // Let it exec: 0 once exec succeeded, else exec's errno (the child has
-    // then exited 127 or 126; wait for it with waitpid()).
-    int release();
-    // Kill it before exec and reap it.
-    void abandon();
-
-    pid_t pid() const noexcept { return pid_; }
-
-private:
-    pid_t pid_ = -1;
-    int go_fd_ = -1;  // write a byte: exec
-    int err_fd_ = -1; // exec's errno, or EOF once exec succeeded
-};
-
-// A wait status as an exit status: the code, or 128 + the signal.
-int exit_status_of(int wstatus);
-
 } // namespace hwpmc_tools

@@ -5,13 +5,16 @@
 //   main -> outer -> middle -> hot       spins ~90% of the CPU time
 //   main -> hotpath::warm(int)           a C++ function, ~10%
 //
-//   hwpmc-record-hotpath [SECONDS [EXIT_STATUS [fork | dlopen]]]
+//   hwpmc-record-hotpath [SECONDS [EXIT_STATUS [fork | dlopen | vdso]]]
 //
 // runs for SECONDS of CPU time (default 0.5), then exits EXIT_STATUS
 // (default 0).  With "fork" a child (forked, not exec'd: it lives on its
 // parent's mappings) does the same first, while its parent waits.  With
 // "dlopen" main also calls lib_hot() of libhwpmc-record-hotlib.so (next to
-// the program), loaded with dlopen(3), for about a third of the time.
+// the program), loaded with dlopen(3), for about a third of the time.  With
+// "vdso" main also calls clock_gettime(CLOCK_MONOTONIC), which is the
+// vDSO's (falling back to a system call where the clock source has no
+// vDSO reader), for about a third of the time.
 #include <dlfcn.h>
 #include <limits.h>
 #include <sys/wait.h>
@@ -60,6 +63,16 @@ __attribute__((noinline)) unsigned long warm(int n) {
         x = x * 6364136223846793005ul + 1442695040888963407ul;
     return x + 1;
 }
+
+__attribute__((noinline)) unsigned long clock_reads(int n) {
+    struct timespec ts;
+    unsigned long sum = 0;
+    for (int i = 0; i < n; i++) {
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        sum += static_cast<unsigned long>(ts.tv_nsec);
+    }
+    return sum;
+}
 } // namespace hotpath
 
 int main(int argc, char **argv) {
@@ -84,6 +97,7 @@ int main(int argc, char **argv) {
         if (!lib_hot)
             return 1;
     }
+    const bool vdso = argc > 3 && !std::strcmp(argv[3], "vdso");
     if (argc > 3 && !std::strcmp(argv[3], "fork")) {
         child = fork();
         if (child < 0) {
@@ -102,6 +116,8 @@ int main(int argc, char **argv) {
         sink = hotpath::warm(100000);
         if (lib_hot)
             sink = lib_hot(500000);
+        if (vdso)
+            sink = hotpath::clock_reads(2000);
     }
     if (child == 0)
         _exit(0);

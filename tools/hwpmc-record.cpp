@@ -10,6 +10,7 @@
 // the end the PMCs are stopped and the log closed (CLOSELOG drains the
 // sample rings into it), and the file is read back for the summary.
 #include "common.hpp"
+#include "run.hpp"
 #include "sampling.hpp"
 
 #include <hwpmc/hwpmc.hpp>
@@ -18,7 +19,6 @@
 
 #include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -298,7 +298,6 @@ int run(options &o) {
 
     int status = 0;
     bool failed = false, exec_failed = false;
-    std::vector<int> pidfds;
     if (ch.pid() > 0) {
         signals::forward_to(ch.pid());
         int e = ch.release();
@@ -308,35 +307,18 @@ int run(options &o) {
             status = e == ENOENT ? 127 : 126;
             failed = exec_failed = true;
         }
-    } else if (!o.pids.empty()) {
-        for (pid_t p : o.pids) {
-            int fd = pidfd_open(p);
-            if (fd >= 0)
-                pidfds.push_back(fd);
-        }
     }
 
     const bool progress = !o.quiet && isatty(2);
     bool progress_shown = false;
     double deadline = o.duration > 0 ? t0 + o.duration : 0;
     double next_progress = t0 + 1;
-    int wstatus = 0;
-    size_t pids_left = pidfds.size();
-    bool poll_pids = !o.pids.empty() && ch.pid() <= 0 && pidfds.size() < o.pids.size();
+    run_watch watch(ch.pid(), o.pids);
     for (;;) {
-        if (ch.pid() > 0) {
-            pid_t w = waitpid(ch.pid(), &wstatus, WNOHANG);
-            if (w == ch.pid())
-                break;
-        }
-        if (poll_pids) {
-            bool any = false;
-            for (pid_t p : o.pids)
-                any |= kill(p, 0) == 0 || errno == EPERM;
-            if (!any)
-                break;
-        }
-        if (o.command.empty() && signals::stop_signal())
+        double wake = progress ? next_progress : 0;
+        if (deadline > 0)
+            wake = wake > 0 ? std::min(wake, deadline) : deadline;
+        if (watch.wait(wake) != run_watch::end::none)
             break;
         double t = monotonic_seconds();
         if (deadline > 0 && t >= deadline) {
@@ -364,42 +346,12 @@ int run(options &o) {
             while (next_progress <= t)
                 next_progress += 1;
         }
-        double wake = progress ? next_progress : 1e30;
-        if (deadline > 0)
-            wake = std::min(wake, deadline);
-        int timeout = wake < 1e29 ? static_cast<int>(std::ceil((wake - t) * 1000)) : -1;
-        if (poll_pids && (timeout < 0 || timeout > 100))
-            timeout = 100;
-        std::vector<struct pollfd> fds;
-        fds.push_back({signals::wake_fd(), POLLIN, 0});
-        for (int fd : pidfds)
-            if (fd >= 0)
-                fds.push_back({fd, POLLIN, 0});
-        int n = poll(fds.data(), fds.size(), timeout);
-        if (n > 0) {
-            if (fds[0].revents)
-                signals::drain();
-            for (size_t i = 1; i < fds.size(); i++) {
-                if (!fds[i].revents)
-                    continue;
-                for (auto &fd : pidfds)
-                    if (fd == fds[i].fd) {
-                        close(fd);
-                        fd = -1;
-                        pids_left--;
-                    }
-            }
-            if (!pidfds.empty() && pids_left == 0 && !poll_pids)
-                break;
-        }
     }
+    const int wstatus = watch.wstatus();
     double elapsed = monotonic_seconds() - t0;
     signals::forward_to(0);
     if (progress_shown)
         std::fprintf(stderr, "\r\033[K");
-    for (int fd : pidfds)
-        if (fd >= 0)
-            close(fd);
     stop_samplers(samplers);
     // CLOSELOG: the rings are drained, the CLOSELOG record written, and the
     // writer's error (if any) returned.

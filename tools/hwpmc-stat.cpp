@@ -9,16 +9,15 @@
 // pipe happens before counting starts, so a command's SCHED.SWITCH count
 // is its own context switches from its exec on.
 #include "common.hpp"
+#include "run.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
 
 #include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,10 +35,6 @@
 #include <string>
 #include <system_error>
 #include <vector>
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
 
 namespace {
 
@@ -319,8 +314,14 @@ std::vector<pid_t> parse_pids(const std::string &arg, const char *opt) {
 
 // CPU lists ("0,2-3") and the online CPUs: shared with the other tools.
 using hwpmc_tools::cpu_list_string;
+using hwpmc_tools::exit_status_of;
+using hwpmc_tools::monotonic_seconds;
 using hwpmc_tools::online_cpus;
 using hwpmc_tools::parse_cpu_list;
+using hwpmc_tools::proc_state;
+using hwpmc_tools::run_watch;
+using hwpmc_tools::stopped_child;
+namespace signals = hwpmc_tools::signals;
 
 double parse_double(const char *arg, const char *opt, double min) {
     char *end;
@@ -338,49 +339,7 @@ double parse_double(const char *arg, const char *opt, double min) {
 // Time, signals
 
 double now() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-int wake_pipe[2] = {-1, -1};
-volatile sig_atomic_t got_stop_signal = 0; // SIGINT/SIGTERM/SIGHUP
-volatile sig_atomic_t child_pid = 0;       // where to forward signals
-
-void on_signal(int sig, siginfo_t *si, void *) {
-    int saved = errno;
-    if (sig != SIGCHLD) {
-        got_stop_signal = sig;
-        // Forward what a process sent us (kill(1)) to the command; what the
-        // terminal sent (SI_KERNEL) reached the command's process group too.
-        if (child_pid > 0 && si && si->si_code <= 0)
-            kill(child_pid, sig);
-    }
-    char c = 0;
-    if (write(wake_pipe[1], &c, 1) < 0) {
-        // full: a wake-up is pending anyway
-    }
-    errno = saved;
-}
-
-void setup_signals() {
-    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-        std::perror("hwpmc-stat: pipe");
-        std::exit(1);
-    }
-    struct sigaction sa {};
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD})
-        sigaction(sig, &sa, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-}
-
-void drain_wake_pipe() {
-    char buf[64];
-    while (read(wake_pipe[0], buf, sizeof(buf)) > 0) {
-    }
+    return monotonic_seconds();
 }
 
 // ---------------------------------------------------------------------------
@@ -888,15 +847,6 @@ private:
 // ---------------------------------------------------------------------------
 // Running
 
-// The state letter of /proc/PID/stat ('S': sleeping), or 0.
-char proc_state(pid_t pid) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string s;
-    std::getline(f, s);
-    size_t p = s.rfind(')');
-    return p != std::string::npos && p + 2 < s.size() ? s[p + 2] : 0;
-}
-
 // voluntary + nonvoluntary context switches of PID so far, or -1.
 long long ctxt_switches(pid_t pid) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/status");
@@ -910,17 +860,6 @@ long long ctxt_switches(pid_t pid) {
     return n;
 }
 
-// Is PID asleep in a pipe read (or asleep, where /proc has no wchan)?
-bool blocked_in_pipe(pid_t pid) {
-    char st = proc_state(pid);
-    if (st != 'S')
-        return st == 0; // gone: nothing to wait for
-    std::ifstream f("/proc/" + std::to_string(pid) + "/wchan");
-    std::string w;
-    std::getline(f, w);
-    return w.empty() || w == "0" || w.find("pipe") != std::string::npos;
-}
-
 // The thread group of a thread id (itself, if it leads one).
 pid_t tgid_of(pid_t tid) {
     std::ifstream f("/proc/" + std::to_string(tid) + "/status");
@@ -931,84 +870,11 @@ pid_t tgid_of(pid_t tid) {
     return tid;
 }
 
-int pidfd_open(pid_t pid) {
-    return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-}
-
-int status_of(int wstatus) {
-    if (WIFEXITED(wstatus))
-        return WEXITSTATUS(wstatus);
-    if (WIFSIGNALED(wstatus))
-        return 128 + WTERMSIG(wstatus);
-    return 1;
-}
-
 std::string quote_command(const std::vector<std::string> &cmd) {
     std::string s;
     for (const auto &a : cmd)
         s += (s.empty() ? "" : " ") + a;
     return "'" + s + "'";
-}
-
-// A started child: forked, waiting to be released into exec.
-struct child {
-    pid_t pid = -1;
-    int go_fd = -1;  // write a byte: exec
-    int err_fd = -1; // the exec's errno, or EOF once exec succeeded
-};
-
-bool fork_child(const std::vector<std::string> &cmd, child *c) {
-    int go[2], err[2];
-    if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-        std::perror("hwpmc-stat: pipe");
-        return false;
-    }
-    std::fflush(nullptr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        std::perror("hwpmc-stat: fork");
-        return false;
-    }
-    if (pid == 0) {
-        close(go[1]);
-        close(err[0]);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT})
-            signal(sig, SIG_DFL);
-        char ch;
-        ssize_t n;
-        while ((n = read(go[0], &ch, 1)) < 0 && errno == EINTR) {
-        }
-        if (n != 1)
-            _exit(127); // the tool gave up
-        close(go[0]);
-        std::vector<char *> argv;
-        for (const auto &a : cmd)
-            argv.push_back(const_cast<char *>(a.c_str()));
-        argv.push_back(nullptr);
-        execvp(argv[0], argv.data());
-        int e = errno;
-        if (write(err[1], &e, sizeof(e)) < 0) {
-            // the tool sees EOF and the exit status
-        }
-        _exit(e == ENOENT ? 127 : 126);
-    }
-    close(go[0]);
-    close(err[1]);
-    c->pid = pid;
-    c->go_fd = go[1];
-    c->err_fd = err[0];
-    return true;
-}
-
-void abandon_child(child &c) {
-    if (c.pid <= 0)
-        return;
-    close(c.go_fd); // the child exits on EOF
-    close(c.err_fd);
-    kill(c.pid, SIGKILL);
-    while (waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    c.pid = -1;
 }
 
 struct run_result {
@@ -1025,44 +891,32 @@ run_result run_once(options &o, counters &c, printer &pr) {
     const bool has_proc_events =
         std::any_of(o.events.begin(), o.events.end(),
                     [](const event_req &e) { return e.sc == scope::process; });
-    child ch;
-    drain_wake_pipe();
-    got_stop_signal = 0;
+    stopped_child ch; // killed and reaped if this run gives up before its exec
+    signals::reset();
 
     if (!o.command.empty()) {
-        if (!fork_child(o.command, &ch)) {
+        if (!ch.fork(prog, o.command)) {
             res.failed = true;
             return res;
         }
-        // Let the child block on the pipe first: its wait then happens
-        // before counting starts, and is never part of the counts.  It
-        // blocks at once, unless the machine is very busy.
-        double deadline = now() + 30.0;
-        long nap = 20;
-        while (!blocked_in_pipe(ch.pid) && now() < deadline) {
-            struct timespec ts = {0, nap * 1000};
-            nanosleep(&ts, nullptr);
-            nap = std::min(nap * 2, 2000L);
-        }
+        // Its wait on the pipe is then never part of the counts.
+        ch.wait_until_waiting();
     }
     if (has_proc_events) {
         if (o.pids.empty()) {
-            if (!attach_all(c, o, ch.pid)) {
-                abandon_child(ch);
+            if (!attach_all(c, o, ch.pid())) {
                 res.failed = true;
                 return res;
             }
         } else {
             for (pid_t p : o.pids)
                 if (!attach_all(c, o, p)) {
-                    abandon_child(ch);
                     res.failed = true;
                     return res;
                 }
         }
     }
     if (!start_all(c, o)) {
-        abandon_child(ch);
         res.failed = true;
         return res;
     }
@@ -1084,56 +938,42 @@ run_result run_once(options &o, counters &c, printer &pr) {
             std::fprintf(stderr, " of process");
             for (pid_t p : o.pids)
                 std::fprintf(stderr, " %d", p);
-        } else if (ch.pid > 0 && has_proc_events) {
-            std::fprintf(stderr, " of %s (pid %d)", quote_command(o.command).c_str(), ch.pid);
+        } else if (ch.pid() > 0 && has_proc_events) {
+            std::fprintf(stderr, " of %s (pid %d)", quote_command(o.command).c_str(), ch.pid());
         }
         if (o.system_wide)
             std::fprintf(stderr, " on CPUs %s", cpu_list_string(o.cpus).c_str());
         std::fprintf(stderr, "%s\n", has_proc_events && o.inherit ? ", with descendants" : "");
-        if (o.verbose > 1 && ch.pid > 0)
+        if (o.verbose > 1 && ch.pid() > 0)
             std::fprintf(stderr, "%s: command pid %d: %s, %lld context switches before counting\n",
-                         prog, ch.pid,
-                         blocked_in_pipe(ch.pid) ? "waiting on its pipe"
-                                                 : ("not waiting yet (state " +
-                                                    std::string(1, proc_state(ch.pid)) + ")")
-                                                       .c_str(),
-                         ctxt_switches(ch.pid));
+                         prog, ch.pid(),
+                         ch.waiting() ? "waiting on its pipe"
+                                      : ("not waiting yet (state " +
+                                         std::string(1, proc_state(ch.pid())) + ")")
+                                            .c_str(),
+                         ctxt_switches(ch.pid()));
     }
 
-    std::vector<int> pidfds; // -p without a command: until they all exit
-    if (ch.pid > 0) {
-        child_pid = ch.pid;
-        char b = 1;
-        if (write(ch.go_fd, &b, 1) != 1) {
-            // the child died before exec: waitpid tells
-        }
-        close(ch.go_fd);
-        int e = 0;
-        ssize_t n;
-        while ((n = read(ch.err_fd, &e, sizeof(e))) < 0 && errno == EINTR) {
-        }
-        close(ch.err_fd);
-        if (n == static_cast<ssize_t>(sizeof(e))) {
+    std::vector<pid_t> watched; // -p without a command: until they all exit
+    if (ch.pid() > 0) {
+        signals::forward_to(ch.pid());
+        if (int e = ch.release()) {
             std::fprintf(stderr, "%s: cannot run '%s': %s\n", prog, o.command[0].c_str(),
                          std::strerror(e));
             int ws;
-            while (waitpid(ch.pid, &ws, 0) < 0 && errno == EINTR) {
+            while (waitpid(ch.pid(), &ws, 0) < 0 && errno == EINTR) {
             }
-            child_pid = 0;
+            signals::forward_to(0);
             stop_all(c);
             res.status = e == ENOENT ? 127 : 126;
             res.stop = true;
             res.failed = true;
             return res;
         }
-    } else if (!o.pids.empty()) {
-        for (pid_t p : o.pids) {
-            int fd = pidfd_open(tgid_of(p));
-            if (fd >= 0)
-                pidfds.push_back(fd);
-        }
+    } else {
+        for (pid_t p : o.pids)
+            watched.push_back(tgid_of(p));
     }
-
     std::vector<uint64_t> last = base, cur;
     double next_tick = o.interval_ms > 0 ? t0 + o.interval_ms / 1000 : 0;
     double last_tick = t0;
@@ -1155,31 +995,19 @@ run_result run_once(options &o, counters &c, printer &pr) {
         return true;
     };
 
-    int wstatus = 0;
-    struct rusage ru {};
-    size_t pids_left = pidfds.size();
-    bool poll_pids = !o.pids.empty() && ch.pid <= 0 && pidfds.size() < o.pids.size();
+    run_watch watch(ch.pid(), watched);
     for (;;) {
-        // Why we wake: the command exited, a process exited, a signal,
-        // the next interval, the timeout.
-        if (ch.pid > 0) {
-            pid_t w = wait4(ch.pid, &wstatus, WNOHANG, &ru);
-            if (w == ch.pid)
-                break;
-        }
-        if (poll_pids) {
-            bool any = false;
-            for (pid_t p : o.pids)
-                any |= kill(p, 0) == 0 || errno == EPERM;
-            if (!any)
-                break;
-        }
-        if (o.command.empty() && got_stop_signal)
+        // Why we wake: the run ended (the command or the processes exited,
+        // a signal), the next interval, the timeout.
+        double wake = next_tick;
+        if (deadline > 0)
+            wake = wake > 0 ? std::min(wake, deadline) : deadline;
+        if (watch.wait(wake) != run_watch::end::none)
             break;
         double t = now();
         if (deadline > 0 && t >= deadline) {
-            if (ch.pid > 0) {
-                kill(ch.pid, SIGTERM);
+            if (ch.pid() > 0) {
+                kill(ch.pid(), SIGTERM);
                 deadline = 0;
                 continue;
             }
@@ -1192,47 +1020,13 @@ run_result run_once(options &o, counters &c, printer &pr) {
             }
             while (next_tick <= t)
                 next_tick += o.interval_ms / 1000;
-            continue;
-        }
-        double wake = 1e30;
-        if (next_tick > 0)
-            wake = std::min(wake, next_tick);
-        if (deadline > 0)
-            wake = std::min(wake, deadline);
-        int timeout = -1;
-        if (wake < 1e29)
-            timeout = static_cast<int>(std::ceil((wake - t) * 1000));
-        if (poll_pids && (timeout < 0 || timeout > 100))
-            timeout = 100;
-        std::vector<struct pollfd> fds;
-        fds.push_back({wake_pipe[0], POLLIN, 0});
-        for (int fd : pidfds)
-            if (fd >= 0)
-                fds.push_back({fd, POLLIN, 0});
-        int n = poll(fds.data(), fds.size(), timeout);
-        if (n > 0) {
-            if (fds[0].revents)
-                drain_wake_pipe();
-            for (size_t i = 1; i < fds.size(); i++) {
-                if (!fds[i].revents)
-                    continue;
-                for (auto &fd : pidfds)
-                    if (fd == fds[i].fd) {
-                        close(fd);
-                        fd = -1;
-                        pids_left--;
-                    }
-            }
-            if (!pidfds.empty() && pids_left == 0 && !poll_pids)
-                break;
         }
     }
+    const int wstatus = watch.wstatus();
+    const struct rusage &ru = watch.usage();
     double t1 = now();
-    child_pid = 0;
+    signals::forward_to(0);
     stop_all(c);
-    for (int fd : pidfds)
-        if (fd >= 0)
-            close(fd);
     if (!read_all(c, o, &res.values))
         res.failed = true;
     if (o.interval_ms > 0 && !res.failed && t1 - last_tick > 1e-4) {
@@ -1247,13 +1041,13 @@ run_result run_once(options &o, counters &c, printer &pr) {
     for (size_t i = 0; i < res.values.size(); i++)
         res.values[i] -= base[i];
     res.elapsed = t1 - t0;
-    if (ch.pid > 0) {
-        res.status = status_of(wstatus);
+    if (ch.pid() > 0) {
+        res.status = exit_status_of(wstatus);
         res.user = static_cast<double>(ru.ru_utime.tv_sec) +
                    static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
         res.sys = static_cast<double>(ru.ru_stime.tv_sec) +
                   static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
-        if (WIFSIGNALED(wstatus) || got_stop_signal)
+        if (WIFSIGNALED(wstatus) || signals::stop_signal())
             res.stop = true;
     } else {
         res.stop = true;
@@ -1469,7 +1263,7 @@ int main(int argc, char **argv) {
     if (o.no_aggr && !o.system_wide)
         usage_error("-A (--no-aggr) needs -a: per-CPU rows are for system-wide counting");
 
-    setup_signals();
+    signals::setup(prog);
     hwpmc::device dev = [&] {
         try {
             return hwpmc::device::open();
@@ -1528,7 +1322,7 @@ int main(int argc, char **argv) {
         user.push_back(r.user);
         sys.push_back(r.sys);
         status = r.status;
-        if (r.stop || got_stop_signal)
+        if (r.stop || signals::stop_signal())
             break;
     }
     if (runs.size() < static_cast<size_t>(o.repeat) && o.repeat > 1)

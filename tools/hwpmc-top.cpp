@@ -11,6 +11,7 @@
 // everything so far).
 #include "common.hpp"
 #include "hwpmc-report.hpp"
+#include "run.hpp"
 #include "sampling.hpp"
 
 #include <hwpmc/hwpmc.hpp>
@@ -19,7 +20,6 @@
 
 #include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -307,7 +307,6 @@ int run(options &o) {
     }
 
     int status = 0;
-    std::vector<int> pidfds;
     if (ch.pid() > 0) {
         signals::forward_to(ch.pid());
         if (int e = ch.release()) {
@@ -319,21 +318,16 @@ int run(options &o) {
             give_up();
             return e == ENOENT ? 127 : 126;
         }
-    } else {
-        for (pid_t pid : o.pids) {
-            int fd = pidfd_open(pid);
-            if (fd >= 0)
-                pidfds.push_back(fd);
-        }
     }
 
     view v(o);
     double t0 = monotonic_seconds(), last = t0, next = t0 + o.delay;
     double deadline = o.duration > 0 ? t0 + o.duration : 0;
     long iterations = 0;
-    bool done = false, failed = false, target_ended = false;
+    bool failed = false, target_ended = false;
     int wstatus = 0;
-    while (!done) {
+    run_watch watch(ch.pid(), o.pids);
+    for (;;) {
         double t = monotonic_seconds();
         if (t >= next || (deadline > 0 && t >= deadline)) {
             try {
@@ -362,26 +356,18 @@ int run(options &o) {
             if (deadline > 0 && t >= deadline)
                 break;
         }
-        if (ch.pid() > 0 && waitpid(ch.pid(), &wstatus, WNOHANG) == ch.pid()) {
+        double wake = deadline > 0 ? std::min(next, deadline) : next;
+        auto why = watch.wait(wake);
+        if (why == run_watch::end::command) {
+            wstatus = watch.wstatus();
             status = exit_status_of(wstatus);
             target_ended = true;
             break;
         }
-        if (ch.pid() <= 0 && signals::stop_signal())
+        if (why == run_watch::end::processes)
+            target_ended = true;
+        if (why != run_watch::end::none)
             break;
-        std::vector<struct pollfd> fds;
-        fds.push_back({signals::wake_fd(), POLLIN, 0});
-        for (int fd : pidfds)
-            fds.push_back({fd, POLLIN, 0});
-        double wake = deadline > 0 ? std::min(next, deadline) : next;
-        int timeout = std::max(0, static_cast<int>(std::ceil((wake - t) * 1000)));
-        if (poll(fds.data(), fds.size(), timeout) > 0) {
-            if (fds[0].revents)
-                signals::drain();
-            for (size_t i = 1; i < fds.size(); i++)
-                if (fds[i].revents)
-                    done = target_ended = true; // a process of -p exited
-        }
     }
     signals::forward_to(0);
     stop_samplers(samplers);
@@ -395,8 +381,6 @@ int run(options &o) {
     samplers.clear();
     pr.join();
     close(p[0]);
-    for (int fd : pidfds)
-        close(fd);
     // When the command (or a process of -p) ended: what came after the
     // last refresh (all of it, for a short command).
     if (target_ended && !failed && v.feed(pr.take()) && (v.prof.total() || iterations == 0)) {

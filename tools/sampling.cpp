@@ -6,7 +6,6 @@
 #include <hwpmc/pmc.h>
 
 #include <fcntl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,10 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
 
 namespace hwpmc_tools {
 
@@ -221,71 +216,5 @@ bool parse_pid_list(const std::string &arg, std::vector<pid_t> *pids) {
     }
     return true;
 }
-
-int pidfd_open(pid_t pid) {
-    return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-}
-
-double monotonic_seconds() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-namespace signals {
-
-namespace {
-int wake_pipe[2] = {-1, -1};
-volatile sig_atomic_t got_stop_signal = 0;
-volatile sig_atomic_t child_pid = 0;
-
-void on_signal(int sig, siginfo_t *si, void *) {
-    int saved = errno;
-    if (sig != SIGCHLD) {
-        got_stop_signal = sig;
-        if (child_pid > 0 && si && si->si_code <= 0)
-            kill(child_pid, sig);
-    }
-    char c = 0;
-    if (write(wake_pipe[1], &c, 1) < 0) {
-        // full: a wake-up is pending anyway
-    }
-    errno = saved;
-}
-} // namespace
-
-void setup(const char *prog) {
-    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-        std::fprintf(stderr, "%s: pipe: %s\n", prog, std::strerror(errno));
-        std::exit(1);
-    }
-    struct sigaction sa {};
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD})
-        sigaction(sig, &sa, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-}
-
-int wake_fd() {
-    return wake_pipe[0];
-}
-
-void drain() {
-    char buf[64];
-    while (read(wake_pipe[0], buf, sizeof(buf)) > 0) {
-    }
-}
-
-int stop_signal() {
-    return got_stop_signal;
-}
-
-void forward_to(pid_t pid) {
-    child_pid = pid;
-}
-
-} // namespace signals
 
 } // namespace hwpmc_tools

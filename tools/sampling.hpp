@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The sampling session shared by hwpmc-record and hwpmc-top: what to
 // sample (events, periods, targets), the sampling PMCs (allocated, attached,
-// started, stopped, with errors explained), and the signals that end a
-// session (a self-pipe that wakes the main loop).
+// started, stopped, with errors explained).
 #pragma once
 
 #include <hwpmc/hwpmc.hpp>
@@ -64,19 +63,5 @@ void stop_samplers(std::vector<sampler> &s); // errors ignored
 
 // "123,456" -> pids; false if malformed.
 bool parse_pid_list(const std::string &arg, std::vector<pid_t> *pids);
-
-int pidfd_open(pid_t pid);
-double monotonic_seconds();
-
-// SIGINT, SIGTERM, SIGHUP and SIGCHLD write to a pipe that a poll(2) loop
-// watches; SIGPIPE is ignored.  What a process sends (kill(1)) goes on to
-// the forwarded child; what the terminal sends reaches it anyway.
-namespace signals {
-void setup(const char *prog);
-int wake_fd();              // poll it for POLLIN
-void drain();               // empty the pipe
-int stop_signal();          // the last SIGINT/SIGTERM/SIGHUP, or 0
-void forward_to(pid_t pid); // 0: nobody
-} // namespace signals
 
 } // namespace hwpmc_tools

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +53,14 @@ struct elf_handle {
             return false;
         }
         elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+        return check(why);
+    }
+    // An image in memory, which must outlive the handle.
+    bool open_memory(std::vector<char> &image, std::string *why) {
+        elf = elf_memory(image.data(), image.size());
+        return check(why);
+    }
+    bool check(std::string *why) const {
         if (!elf || elf_kind(elf) != ELF_K_ELF) {
             *why = "not an ELF file";
             return false;
@@ -59,6 +68,25 @@ struct elf_handle {
         return true;
     }
 };
+
+// A copy of this process's vDSO image (the kernel maps the same one into
+// every process), or empty.
+std::vector<char> own_vdso() {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        if (line.size() < 6 || line.compare(line.size() - 6, 6, "[vdso]") != 0)
+            continue;
+        char *end;
+        uint64_t lo = std::strtoull(line.c_str(), &end, 16);
+        uint64_t hi = *end == '-' ? std::strtoull(end + 1, nullptr, 16) : 0;
+        if (hi <= lo || getauxval(AT_SYSINFO_EHDR) != lo)
+            return {};
+        const char *p = reinterpret_cast<const char *>(lo);
+        return std::vector<char>(p, p + (hi - lo));
+    }
+    return {};
+}
 
 bool file_exists(const std::string &p) {
     struct stat st;
@@ -146,8 +174,21 @@ std::unique_ptr<elf_symbols> elf_symbols::load(const std::string &path, std::str
         return nullptr;
     }
     elf_handle h;
-    if (!h.open(path, why))
+    std::vector<char> image;
+    if (path == vdso_name) {
+        // Samples in the vDSO are resolved with the vDSO of the kernel
+        // this tool runs on: the same as the recording's, when it is read
+        // on the machine that recorded it.
+        image = own_vdso();
+        if (image.empty()) {
+            *why = "this process has no vDSO to read";
+            return nullptr;
+        }
+        if (!h.open_memory(image, why))
+            return nullptr;
+    } else if (!h.open(path, why)) {
         return nullptr;
+    }
     auto es = std::unique_ptr<elf_symbols>(new elf_symbols);
     size_t nph = 0;
     if (elf_getphdrnum(h.elf, &nph) != 0) {

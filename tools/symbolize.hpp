@@ -16,6 +16,9 @@ namespace hwpmc_tools {
 // A C++ symbol's demangled name (abi::__cxa_demangle), or the name itself.
 std::string demangle(const std::string &name);
 
+// How MAP_IN records name the vDSO, which has no file.
+inline const std::string vdso_name = "[vdso]";
+
 // The function symbols of one ELF file.
 class elf_symbols {
 public:
@@ -27,6 +30,7 @@ public:
     };
 
     // Read `path`; nullptr with *why set if it is not a readable ELF file.
+    // vdso_name stands for the vDSO (as MAP_IN names it): this tool's own.
     static std::unique_ptr<elf_symbols> load(const std::string &path, std::string *why);
 
     // A file offset as an ELF virtual address, through the PT_LOAD program

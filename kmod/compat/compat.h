@@ -17,11 +17,15 @@
  * 6.6 the size is passed and sentinels are gone.  Callers keep a sentinel
  * at table[n] and pass n, the number of real entries.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
-#define hwpmc_register_sysctl(path, table, n) register_sysctl_sz(path, table, n)
+static inline struct ctl_table_header *
+hwpmc_register_sysctl(const char *path, struct ctl_table *table, size_t n)
+{
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
+	return register_sysctl_sz(path, table, n);
 #else
-#define hwpmc_register_sysctl(path, table, n) register_sysctl(path, table)
+	return register_sysctl(path, table);
 #endif
+}
 
 /*
  * A reference to the executable file of @mm, or NULL.  get_file_rcu()
@@ -32,7 +36,7 @@ static inline struct file *hwpmc_get_mm_exe_file(struct mm_struct *mm)
 	struct file *f;
 
 	rcu_read_lock();
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#if KERNEL_VERSION(6, 7, 0) <= LINUX_VERSION_CODE
 	f = get_file_rcu(&mm->exe_file);
 #else
 	f = rcu_dereference(mm->exe_file);

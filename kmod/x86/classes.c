@@ -41,6 +41,21 @@ static u32 x86_k8_width(void)
 	return hwpmc_k8_hw.width();
 }
 
+static u64 x86_iap_max_period(void)
+{
+	return hwpmc_x86_max_period(&hwpmc_iap_hw);
+}
+
+static u64 x86_iaf_max_period(void)
+{
+	return hwpmc_x86_max_period(&hwpmc_iaf_hw);
+}
+
+static u64 x86_k8_max_period(void)
+{
+	return hwpmc_x86_max_period(&hwpmc_k8_hw);
+}
+
 #define HWPMC_X86_CAPS (PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
 			PMC_CAP_READ | PMC_CAP_WRITE)
 #define HWPMC_X86_MODES (BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) | \
@@ -70,6 +85,7 @@ static const struct hwpmc_x86_class hwpmc_iap_class = {
 				  PMC_CAP_QUALIFIER | PMC_CAP_ANYTHREAD,
 		.probe		= x86_iap_probe,
 		.get_width	= x86_iap_width,
+		.max_period	= x86_iap_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_iap_hw,
@@ -82,6 +98,7 @@ static const struct hwpmc_x86_class hwpmc_iaf_class = {
 		.caps		= HWPMC_X86_CAPS | PMC_CAP_ANYTHREAD,
 		.probe		= x86_iaf_probe,
 		.get_width	= x86_iaf_width,
+		.max_period	= x86_iaf_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_iaf_hw,
@@ -96,6 +113,7 @@ static const struct hwpmc_x86_class hwpmc_k8_class = {
 				  PMC_CAP_QUALIFIER,
 		.probe		= x86_k8_probe,
 		.get_width	= x86_k8_width,
+		.max_period	= x86_k8_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_k8_hw,

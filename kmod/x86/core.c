@@ -6,9 +6,15 @@
  * process-scope PMC is loaded on a CPU's counter when a thread of a
  * target process is switched in and unloaded (its count credited) when
  * it is switched out, so only tasks that have PMCs pay for them.  Counting
- * PMCs start their counter at zero; sampling PMCs at minus the events
- * left in their period, so that the counter overflows (and the NMI
- * handler takes a sample) exactly at the period.
+ * Sampling PMCs start their counter at minus the events left in their
+ * period, so that the counter overflows (and the NMI handler takes a
+ * sample) exactly at the period.  Counting PMCs keep their count in
+ * software: their counter starts at minus the longest period and the PMI
+ * that its overflow raises sets it back there, putting what it counted
+ * aside (pending) for the next fold; so no count ever misses a turn of the
+ * counter, however long it goes unread.  The exception is a counting PMC
+ * whose owner reads it with RDPMC (PMCGETMSR): its counter holds its count,
+ * modulo the width, as on FreeBSD, and raises no PMI.
  *
  * Before any counter is touched, hwpmc reserves all of them with the
  * kernel's reservation protocol, which perf honours: perf cannot start
@@ -35,7 +41,7 @@
 DEFINE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
 
 static atomic_t x86_nproc;		/* running process-scope PMCs */
-atomic_t hwpmc_x86_nsampling;		/* running sampling PMCs */
+atomic_t hwpmc_x86_nrunning;		/* running hardware PMCs */
 static unsigned int x86_nhw;		/* allocated hardware PMCs, sx */
 
 static unsigned int x86_idx(const struct hwpmc_pmc *pm)
@@ -46,6 +52,12 @@ static unsigned int x86_idx(const struct hwpmc_pmc *pm)
 static u64 x86_gbit(const struct hwpmc_x86_hw *hw, unsigned int idx)
 {
 	return BIT_ULL(hw->global_bit0 + idx);
+}
+
+/* Does @pm's counter hold its count (user RDPMC), with no PMI? */
+static bool x86_holds_count(const struct hwpmc_pmc *pm)
+{
+	return !hwpmc_is_sampling(pm) && READ_ONCE(pm->rdpmc_mm);
 }
 
 /*
@@ -59,19 +71,26 @@ static void x86_load(struct hwpmc_pmc *pm, u64 start)
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 	unsigned int idx = x86_idx(pm);
 	u64 mask = hwpmc_x86_mask(hw), v = 0;
+	bool holds = x86_holds_count(pm);
 
 	hwpmc_pmu->write_msr(hw->ctr_msr(idx), start & mask);
 	/* What it holds: a legacy IA32_PMCx keeps bits 31:0 sign-extended. */
 	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
-	xc->base[pm->row] = v & mask;
+	local64_set(&xc->base[pm->row], v & mask);
+	local64_set(&xc->pending[pm->row], 0);
+	/* Whether the PMI sets a counting PMC's counter back (a bitmap). */
+	if (hwpmc_is_sampling(pm) || holds)
+		WRITE_ONCE(xc->reload, xc->reload & ~BIT_ULL(pm->row));
+	else
+		WRITE_ONCE(xc->reload, xc->reload | BIT_ULL(pm->row));
 	/*
-	 * An overflow bit left from a counting PMC that wrapped here would
-	 * make the next PMI sample this PMC early, or hide its own overflow.
+	 * An overflow bit left behind (a counter that wrapped as it was
+	 * unloaded) would make the next PMI sample this PMC early, or hide
+	 * its own overflow.
 	 */
 	if (hwpmc_x86.has_global)
 		hwpmc_pmu->write_msr(hwpmc_x86.global_ovf, x86_gbit(hw, idx));
-	hw->control(idx, pm->hwctl | hw->en |
-		    (hwpmc_is_sampling(pm) ? hw->intr : 0));
+	hw->control(idx, pm->hwctl | hw->en | (holds ? 0 : hw->intr));
 	if (hwpmc_x86.has_global) {
 		xc->gctl |= x86_gbit(hw, idx);
 		hwpmc_pmu->write_msr(hwpmc_x86.global_ctrl, xc->gctl);
@@ -100,19 +119,21 @@ static u64 x86_unload(struct hwpmc_pmc *pm)
 }
 
 /*
- * Credit what @pm's counter counted since it was last folded (@v is its
- * value now) to @pm and to @task's target.  IRQs off, no locks.
+ * Credit what @pm's counter counted from @prev, the base of the last fold,
+ * to @v, its value now, plus what the PMI put aside, to @pm and to @task's
+ * target; for sampling, remember the events left to the next overflow.
+ * The caller has moved the base to @v.  IRQs off, no locks.
  */
-static void x86_credit(struct hwpmc_pmc *pm, struct task_struct *task, u64 v)
+static void x86_credit_from(struct hwpmc_pmc *pm, struct task_struct *task,
+			    u64 prev, u64 v)
 {
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
-	u64 mask = hwpmc_x86_mask(hw), delta = (v - xc->base[pm->row]) & mask;
+	u64 mask = hwpmc_x86_mask(hw), delta;
 	struct hwpmc_target *pt;
 
-	xc->base[pm->row] = v;
+	delta = ((v - prev) & mask) + local64_xchg(&xc->pending[pm->row], 0);
 	if (hwpmc_is_sampling(pm)) {
-		/* Events left to the next overflow, for the next load. */
 		if (v & (mask ^ (mask >> 1)))
 			atomic64_set(&pm->remaining, (-v) & mask);
 		return;
@@ -130,17 +151,27 @@ static void x86_credit(struct hwpmc_pmc *pm, struct task_struct *task, u64 v)
 	rcu_read_unlock();
 }
 
+/* Credit @pm, unloaded here, with @v its counter's last value.  IRQs off. */
+static void x86_credit(struct hwpmc_pmc *pm, struct task_struct *task, u64 v)
+{
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+
+	x86_credit_from(pm, task, local64_xchg(&xc->base[pm->row], v), v);
+}
+
 /*
- * Counting: the PMC's count (modulo the width), which is what a user RDPMC
- * granted by PMCGETMSR reads, as on FreeBSD.  Sampling: minus the events
- * left to the next overflow.
+ * Counting: minus the longest period; with user RDPMC, the PMC's count
+ * (modulo the width), which is what RDPMC then reads, as on FreeBSD.
+ * Sampling: minus the events left to the next overflow.
  */
 static u64 x86_start_value(struct hwpmc_pmc *pm)
 {
 	s64 left;
 
-	if (!hwpmc_is_sampling(pm))
+	if (x86_holds_count(pm))
 		return atomic64_read(&pm->value);
+	if (!hwpmc_is_sampling(pm))
+		return -hwpmc_x86_max_period(hwpmc_x86_hw_of(pm->cls->ops));
 	left = atomic64_read(&pm->remaining);
 	if (left <= 0)
 		left = pm->reload;
@@ -202,8 +233,7 @@ static void x86_start_ipi(void *arg)
 	struct hwpmc_pmc *pm = arg;
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 
-	if (hwpmc_is_sampling(pm))
-		hwpmc_x86_lvtpc_nmi();
+	hwpmc_x86_lvtpc_nmi();
 	if (xc->loaded[pm->row])
 		return;
 	if (hwpmc_is_system(pm) || x86_current_targeted(pm))
@@ -220,18 +250,34 @@ static void x86_stop_ipi(void *arg)
 		x86_credit(pm, current, x86_unload(pm));
 }
 
+/*
+ * Credit what @pm, loaded here, counted so far; it goes on.  IRQs off; the
+ * PMI may move the base meanwhile (it sets a counting PMC's counter back),
+ * so the base moves only if it is still the one the counter was read
+ * against.
+ */
+static void x86_fold(struct hwpmc_pmc *pm)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	local64_t *base = &this_cpu_ptr(&hwpmc_x86_cpu)->base[pm->row];
+	u64 prev, v;
+
+	do {
+		prev = local64_read(base);
+		v = 0;
+		hwpmc_pmu->read_msr(hw->ctr_msr(x86_idx(pm)), &v);
+		v &= hwpmc_x86_mask(hw);
+	} while (local64_cmpxchg(base, prev, v) != prev);
+	x86_credit_from(pm, current, prev, v);
+}
+
 /* IPI: credit what @pm counted so far on this CPU, leaving it running. */
 static void x86_fold_ipi(void *arg)
 {
 	struct hwpmc_pmc *pm = arg;
-	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
-	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
-	u64 v = 0;
 
-	if (xc->loaded[pm->row] != pm)
-		return;
-	hwpmc_pmu->read_msr(hw->ctr_msr(x86_idx(pm)), &v);
-	x86_credit(pm, current, v & hwpmc_x86_mask(hw));
+	if (this_cpu_ptr(&hwpmc_x86_cpu)->loaded[pm->row] == pm)
+		x86_fold(pm);
 }
 
 /* Run @fn where @pm lives: its CPU, or every CPU for process scope. */
@@ -250,8 +296,7 @@ static void x86_on_pmc_cpus(struct hwpmc_pmc *pm, smp_call_func_t fn)
 void hwpmc_x86_start(struct hwpmc_pmc *pm)
 {
 	atomic64_set(&pm->remaining, pm->reload);
-	if (hwpmc_is_sampling(pm))
-		atomic_inc(&hwpmc_x86_nsampling);
+	atomic_inc(&hwpmc_x86_nrunning);
 	if (!hwpmc_is_system(pm))
 		atomic_inc(&x86_nproc);
 	x86_on_pmc_cpus(pm, x86_start_ipi);
@@ -262,8 +307,7 @@ void hwpmc_x86_stop(struct hwpmc_pmc *pm)
 	x86_on_pmc_cpus(pm, x86_stop_ipi);
 	if (!hwpmc_is_system(pm))
 		atomic_dec(&x86_nproc);
-	if (hwpmc_is_sampling(pm))
-		atomic_dec(&hwpmc_x86_nsampling);
+	atomic_dec(&hwpmc_x86_nrunning);
 }
 
 u64 hwpmc_x86_read(struct hwpmc_pmc *pm)
@@ -396,6 +440,28 @@ static void x86_rdpmc_update(struct mm_struct *mm, int delta)
 	on_each_cpu(x86_pce_ipi, mm, 1);
 }
 
+/* IPI: load @pm again where it is loaded, in its new mode (x86_load()). */
+static void x86_reload_ipi(void *arg)
+{
+	struct hwpmc_pmc *pm = arg;
+
+	if (this_cpu_ptr(&hwpmc_x86_cpu)->loaded[pm->row] != pm)
+		return;
+	x86_credit(pm, current, x86_unload(pm));
+	x86_load(pm, x86_start_value(pm));
+}
+
+/*
+ * A counting PMC's counter holds its count while its owner may read it
+ * with RDPMC, and a period otherwise: a running one changes at once.
+ */
+static void x86_set_rdpmc_mm(struct hwpmc_pmc *pm, struct mm_struct *mm)
+{
+	WRITE_ONCE(pm->rdpmc_mm, mm);
+	if (!hwpmc_is_sampling(pm) && hwpmc_running(pm))
+		x86_on_pmc_cpus(pm, x86_reload_ipi);
+}
+
 /* PMCGETMSR: the RDPMC index of @pm's counter, usable by its owner. */
 int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index)
 {
@@ -415,7 +481,7 @@ int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index)
 		return -ESRCH;
 	mmgrab(mm);
 	mmput(mm);
-	pm->rdpmc_mm = mm;
+	x86_set_rdpmc_mm(pm, mm);
 	x86_rdpmc_update(mm, 1);
 	return 0;
 }
@@ -428,7 +494,7 @@ void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm)
 	lockdep_assert_held(&hwpmc_sx);
 	if (!mm)
 		return;
-	pm->rdpmc_mm = NULL;
+	x86_set_rdpmc_mm(pm, NULL);
 	x86_rdpmc_update(mm, -1);
 	mmdrop(mm);
 }
@@ -445,8 +511,7 @@ void hwpmc_x86_cpu_online(unsigned int cpu)
 		struct hwpmc_pmc *pm = xc->sys[r];
 
 		if (pm && hwpmc_running(pm)) {
-			if (hwpmc_is_sampling(pm))
-				hwpmc_x86_lvtpc_nmi();
+			hwpmc_x86_lvtpc_nmi();
 			x86_load(pm, x86_start_value(pm));
 		}
 	}

@@ -6,7 +6,8 @@
  * with register_nmi_handler(NMI_LOCAL) and returns NMI_DONE for NMIs that
  * are not hwpmc's, so other NMI users keep working.
  *
- * Everything here runs in NMI context: no locks, no allocation.
+ * The handler and everything it calls run in NMI context: no locks, no
+ * allocation.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,8 +16,6 @@
 #include <asm/nmi.h>
 
 #include "x86.h"
-
-extern atomic_t hwpmc_x86_nsampling;
 
 /* Point LVTPC at NMI delivery, unmasked.  NMI context too. */
 void hwpmc_x86_lvtpc_nmi(void)
@@ -27,11 +26,33 @@ void hwpmc_x86_lvtpc_nmi(void)
 }
 
 /*
- * The overflow status of this CPU: the global status where the PMU has
- * one, else the loaded sampling counters that wrapped past zero (they
- * were started at minus their period, so their top bit cleared).
- * NMI context.
+ * Without a global status (AMD before PerfMonV2), did the counter of @pm,
+ * loaded on row @r, overflow?  A counter that raises PMIs was started at
+ * minus a period, so its top bit cleared.  NMI context.
  */
+static bool hwpmc_x86_wrapped(struct hwpmc_x86_cpu *xc, unsigned int r,
+			      struct hwpmc_pmc *pm)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	u64 v = 0, mask = hwpmc_x86_mask(hw);
+
+	if (!hwpmc_is_sampling(pm) && !(READ_ONCE(xc->reload) & BIT_ULL(r)))
+		return false;		/* holds its count: no PMI */
+	hwpmc_pmu->read_msr(hw->ctr_msr(pm->row - pm->cls->firstrow), &v);
+	return !(v & (mask ^ (mask >> 1)));
+}
+
+/* The global status bits of the counters (not of PEBS, LBR, ...). */
+static u64 hwpmc_x86_counter_bits(void)
+{
+	u64 bits = GENMASK_ULL(hwpmc_x86.ngp - 1, 0);
+
+	if (hwpmc_x86.intel)
+		bits |= (u64)hwpmc_x86.fixed_mask << hwpmc_iaf_hw.global_bit0;
+	return bits;
+}
+
+/* The overflow status of this CPU, in global status bits.  NMI context. */
 static u64 hwpmc_x86_status(struct hwpmc_x86_cpu *xc)
 {
 	unsigned int r, n = hwpmc_nrows();
@@ -43,37 +64,34 @@ static u64 hwpmc_x86_status(struct hwpmc_x86_cpu *xc)
 	}
 	for (r = 0; r < n; r++) {
 		struct hwpmc_pmc *pm = READ_ONCE(xc->loaded[r]);
-		const struct hwpmc_x86_hw *hw;
-		unsigned int idx;
-		u64 v = 0, mask;
 
-		if (!pm || !hwpmc_is_sampling(pm))
-			continue;
-		hw = hwpmc_x86_hw_of(pm->cls->ops);
-		idx = pm->row - pm->cls->firstrow;
-		mask = hwpmc_x86_mask(hw);
-		hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
-		if (!(v & (mask ^ (mask >> 1))))
-			status |= BIT_ULL(hw->global_bit0 + idx);
+		if (pm && hwpmc_x86_wrapped(xc, r, pm))
+			status |= BIT_ULL(hwpmc_x86_hw_of(pm->cls->ops)->global_bit0 +
+					  pm->row - pm->cls->firstrow);
 	}
 	return status;
 }
 
-/* The PMI.  NMI context: no locks, no allocation. */
+/*
+ * The PMI.  A sampling PMC that overflowed takes its sample and starts
+ * its next period; a counting PMC puts what its counter counted aside for
+ * the next fold and starts its counter over (see x86/core.c).  NMI
+ * context: no locks, no allocation.
+ */
 static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 	unsigned int r, n = hwpmc_nrows(), handled = 0;
 	u64 status, acked = 0;
 
-	if (!atomic_read(&hwpmc_x86_nsampling))
+	if (!atomic_read(&hwpmc_x86_nrunning))
 		return NMI_DONE;
 	status = hwpmc_x86_status(xc);
 	for (r = 0; r < n && status; r++) {
 		struct hwpmc_pmc *pm = READ_ONCE(xc->loaded[r]);
 		const struct hwpmc_x86_hw *hw;
 		unsigned int idx;
-		u64 bit, start;
+		u64 bit, start, mask;
 
 		if (!pm)
 			continue;
@@ -83,17 +101,38 @@ static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 		if (!(status & bit))
 			continue;
 		acked |= bit;
-		if (!hwpmc_is_sampling(pm))
-			continue;
 		handled++;
-		hwpmc_sample_take(pm, current, regs);
-		/* The next period: minus the reload, sign-extended. */
-		start = (-(u64)pm->reload) & hwpmc_x86_mask(hw);
+		mask = hwpmc_x86_mask(hw);
+		if (hwpmc_is_sampling(pm)) {
+			hwpmc_sample_take(pm, current, regs);
+			/* The next period: minus the reload. */
+			start = (-(u64)pm->reload) & mask;
+		} else if (xc->reload & BIT_ULL(r)) {
+			u64 v = 0;
+
+			hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
+			local64_add(((v & mask) - local64_read(&xc->base[r])) &
+				    mask, &xc->pending[r]);
+			start = (-hwpmc_x86_max_period(hw)) & mask;
+		} else {
+			continue;	/* holds its count: it just wrapped */
+		}
 		hwpmc_pmu->write_msr(hw->ctr_msr(idx), start);
-		xc->base[r] = start;
+		local64_set(&xc->base[r], start);
 	}
-	if (acked && hwpmc_x86.has_global)
-		hwpmc_pmu->write_msr(hwpmc_x86.global_ovf, acked);
+	if (hwpmc_x86.has_global) {
+		/*
+		 * A counter that overflowed as it was being unloaded: hwpmc
+		 * holds every counter, so its PMI is hwpmc's all the same.
+		 */
+		u64 late = status & hwpmc_x86_counter_bits() & ~acked;
+
+		if (late && !handled)
+			handled = 1;
+		acked |= late;
+		if (acked)
+			hwpmc_pmu->write_msr(hwpmc_x86.global_ovf, acked);
+	}
 	if (!handled) {
 		atomic64_inc(&hwpmc_stats.intr_ignored);
 		return NMI_DONE;

@@ -108,7 +108,10 @@
  *             every counter enabled on the writing CPU for user-mode
  *             ("N", "usr N") or kernel-mode ("os N") events advances by N,
  *             with interrupts disabled on that CPU.  Pin the writer
- *             (taskset) to choose the CPU.  Bad input: -EINVAL.
+ *             (taskset) to choose the CPU.  "status 0xBITS" instead sets
+ *             those global status bits of the writing CPU, as a write to
+ *             the STATUS_SET MSR does (no NMI): an overflow that hwpmc did
+ *             not see.  Bad input: -EINVAL.
  *   state     (read) a line "model model-intel" (or model-amd), then for
  *             each online CPU a line "cpu N" and one line per register,
  *             "name 0x%016llx" (ctr0..ctrN,
@@ -711,6 +714,20 @@ static ssize_t model_advance_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
+	if (!strncmp(buf, "status ", 7)) {
+		const struct hwpmc_pmu_ops *ops = model_ops_of(READ_ONCE(model_kind));
+		u32 msr = READ_ONCE(model_kind) == MODEL_AMD ?
+			  MODEL_MSR_AMD_STATUS_SET : MODEL_MSR_IA32_STATUS_SET;
+		unsigned long flags;
+		int err;
+
+		if (kstrtou64(strim(buf + 7), 16, &n))
+			return -EINVAL;
+		local_irq_save(flags);
+		err = ops->write_msr(msr, n);
+		local_irq_restore(flags);
+		return err ? err : len;
+	}
 	if (model_parse_advance(buf, &n, &os))
 		return -EINVAL;
 	model_advance_local(n, os);

@@ -5,6 +5,8 @@
 #ifndef _HWPMC_X86_H
 #define _HWPMC_X86_H
 
+#include <asm/local64.h>
+
 #include "../hwpmc.h"
 #include "pmu.h"
 
@@ -77,14 +79,17 @@ u32 hwpmc_x86_evsel_msr(unsigned int i);
 int hwpmc_x86_nmi_init(void);
 void hwpmc_x86_nmi_fini(void);
 void hwpmc_x86_lvtpc_nmi(void);
+extern atomic_t hwpmc_x86_nrunning;
 
 /* The per-CPU hardware state the switch, IPIs and the NMI handler share. */
 struct hwpmc_x86_cpu {
 	struct hwpmc_pmc *loaded[HWPMC_MAX_ROWS];	/* on the counter now */
-	u64 base[HWPMC_MAX_ROWS];	/* counter value when last folded */
+	local64_t base[HWPMC_MAX_ROWS];	/* counter value when last folded */
+	local64_t pending[HWPMC_MAX_ROWS];	/* counted, set aside by the PMI */
 	struct hwpmc_pmc *sys[HWPMC_MAX_ROWS];	/* system PMCs of this CPU */
 	u64 gctl;			/* shadow of the global control */
 	u64 fixed_ctl;			/* shadow of IA32_FIXED_CTR_CTRL */
+	u64 reload;			/* counting rows the PMI sets back */
 };
 
 DECLARE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
@@ -92,6 +97,20 @@ DECLARE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
 static inline u64 hwpmc_x86_mask(const struct hwpmc_x86_hw *hw)
 {
 	return GENMASK_ULL(hw->width() - 1, 0);
+}
+
+/*
+ * The longest sampling period: a sampling counter starts at minus its
+ * period, which must leave the top bit set (the overflow test of PMUs
+ * without a global status), and, on Intel CPUs that cannot write all of a
+ * counter's bits (no IA32_A_PMCx), fit the 32 bits that a write to
+ * IA32_PMCx sign-extends.
+ */
+static inline u64 hwpmc_x86_max_period(const struct hwpmc_x86_hw *hw)
+{
+	if (hwpmc_x86.intel && !hwpmc_x86.full_width)
+		return BIT_ULL(31) - 1;
+	return hwpmc_x86_mask(hw) >> 1;
 }
 
 #endif /* _HWPMC_X86_H */
