@@ -49,6 +49,23 @@ void process_table::set_comm(proc &p, const std::string &path, uint64_t t) {
     p.comms.insert(it, {t, c});
 }
 
+// [start, end) of `p` is unmapped at `t`: the mappings there end; their
+// parts outside it stay.
+void process_table::unmap(proc &p, uint64_t start, uint64_t end, uint64_t t) {
+    std::vector<mapping> rest;
+    for (auto &m : p.maps) {
+        if (!live_at(m, t) || m.end <= start || end <= m.start)
+            continue;
+        if (m.start < start)
+            rest.push_back({m.start, start, m.pgoff, m.dso, t, m.t_out});
+        if (end < m.end)
+            rest.push_back({end, m.end, m.pgoff + (end - m.start), m.dso, t, m.t_out});
+        m.t_out = t;
+    }
+    for (auto &m : rest)
+        p.maps.push_back(m);
+}
+
 void process_table::map_in(uint32_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
                            const std::string &path, uint64_t t) {
     if (end <= start)
@@ -71,18 +88,7 @@ void process_table::map_in(uint32_t pid, uint64_t start, uint64_t end, uint64_t 
     }
     // What the new mapping overlaps ends now (mmap over an old mapping, or
     // an exec that no PROCEXEC announced); the parts outside it stay.
-    std::vector<mapping> rest;
-    for (auto &m : p.maps) {
-        if (!live_at(m, t) || m.end <= start || end <= m.start)
-            continue;
-        if (m.start < start)
-            rest.push_back({m.start, start, m.pgoff, m.dso, t, m.t_out});
-        if (end < m.end)
-            rest.push_back({end, m.end, m.pgoff + (end - m.start), m.dso, t, m.t_out});
-        m.t_out = t;
-    }
-    for (auto &m : rest)
-        p.maps.push_back(m);
+    unmap(p, start, end, t);
     p.maps.push_back({start, end, pgoff, dso_id(path), t, forever});
 }
 
@@ -91,18 +97,7 @@ void process_table::map_out(uint32_t pid, uint64_t start, uint64_t end, uint64_t
     if (pit == procs_.end())
         return;
     proc &p = pit->second;
-    std::vector<mapping> rest;
-    for (auto &m : p.maps) {
-        if (!live_at(m, t) || m.end <= start || end <= m.start)
-            continue;
-        if (m.start < start)
-            rest.push_back({m.start, start, m.pgoff, m.dso, t, m.t_out});
-        if (end < m.end)
-            rest.push_back({end, m.end, m.pgoff + (end - m.start), m.dso, t, m.t_out});
-        m.t_out = t;
-    }
-    for (auto &m : rest)
-        p.maps.push_back(m);
+    unmap(p, start, end, t);
 }
 
 void process_table::exec(uint32_t pid, const std::string &path, uint64_t t) {

@@ -64,6 +64,7 @@ private:
         std::vector<std::pair<uint64_t, std::string>> comms; // by time
     };
     void set_comm(proc &p, const std::string &path, uint64_t t);
+    void unmap(proc &p, uint64_t start, uint64_t end, uint64_t t);
 
     std::unordered_map<uint32_t, proc> procs_;
     std::vector<std::string> dsos_;

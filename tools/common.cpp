@@ -4,6 +4,7 @@
 #include <hwpmc/pmc.h>
 
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -154,6 +156,57 @@ std::string human_bytes(std::uint64_t bytes) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.1f %s", v, units[u]);
     return buf;
+}
+
+hwpmc::device open_device(const char *prog) {
+    try {
+        return hwpmc::device::open();
+    } catch (const std::system_error &e) {
+        explain(prog, "cannot open /dev/hwpmc", e.code().value());
+        std::exit(1);
+    }
+}
+
+std::vector<int> system_cpus(const char *prog, hwpmc::device &dev, const std::vector<int> &given) {
+    int ncpu = static_cast<int>(dev.cpuinfo().pm_ncpu);
+    if (given.empty())
+        return online_cpus(ncpu);
+    for (int c : given)
+        if (c >= ncpu) {
+            std::fprintf(stderr, "%s: no CPU %d: this machine has CPUs 0-%d\n", prog, c, ncpu - 1);
+            std::exit(1);
+        }
+    return given;
+}
+
+void usage_error(const char *prog, const std::string &msg) {
+    std::fprintf(stderr, "%s: %s\n(%s --help for help)\n", prog, msg.c_str(), prog);
+    std::exit(2);
+}
+
+void bad_option(const char *prog, char *const argv[], const char *with_arg) {
+    std::string bad =
+        optopt ? std::string("-") + static_cast<char>(optopt) : std::string(argv[optind - 1]);
+    bool missing = optopt && std::strchr(with_arg, optopt);
+    usage_error(prog, missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
+}
+
+double parse_positive(const char *prog, const char *arg, const char *opt) {
+    char *end;
+    errno = 0;
+    double v = std::strtod(arg, &end);
+    if (!*arg || *end || errno || !(v > 0) || !std::isfinite(v))
+        usage_error(prog, std::string(opt) + " wants a positive number, not '" + arg + "'");
+    return v;
+}
+
+std::uint64_t parse_count(const char *prog, const char *arg, const char *opt) {
+    char *end;
+    errno = 0;
+    unsigned long long v = std::strtoull(arg, &end, 0);
+    if (!*arg || *end || errno || v == 0 || *arg == '-')
+        usage_error(prog, std::string(opt) + " wants a positive whole number, not '" + arg + "'");
+    return v;
 }
 
 } // namespace hwpmc_tools

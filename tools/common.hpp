@@ -3,6 +3,8 @@
 // to do, and small formatting helpers.
 #pragma once
 
+#include <hwpmc/hwpmc.hpp>
+
 #include <sys/types.h>
 
 #include <cstdint>
@@ -16,6 +18,28 @@ bool init_or_explain(const char *prog);
 
 // Explain a failed operation: errno plus the likely cause and the fix.
 void explain(const char *prog, const char *what, int err);
+
+// /dev/hwpmc; else why it cannot be opened (and what to do), and exit 1.
+hwpmc::device open_device(const char *prog);
+
+// The CPUs to count or sample system-wide: `given` (-C), each checked to
+// exist (else a message and exit 1), or every online CPU when none is given.
+std::vector<int> system_cpus(const char *prog, hwpmc::device &dev, const std::vector<int> &given);
+
+// --- command lines ----------------------------------------------------------
+
+// A usage error: the message and a pointer to --help on stderr, exit 2.
+[[noreturn]] void usage_error(const char *prog, const std::string &msg);
+
+// getopt_long() returned '?' (with opterr = 0): an unknown option, or one
+// of the letters in `with_arg` given without its argument.
+[[noreturn]] void bad_option(const char *prog, char *const argv[], const char *with_arg);
+
+// A finite number > 0, or a usage error naming `opt`.
+double parse_positive(const char *prog, const char *arg, const char *opt);
+
+// A whole number > 0 (decimal, or hex with 0x), or a usage error.
+std::uint64_t parse_count(const char *prog, const char *arg, const char *opt);
 
 // 1234567 -> "1,234,567".
 std::string thousands(std::uint64_t v);

@@ -20,8 +20,7 @@ namespace {
 
 const char *prog = "hwpmc-control";
 
-void usage(FILE *out)
-{
+void usage(FILE *out) {
     std::fprintf(out,
                  "usage: %s [-L] [-l] [-s] [-c CPU] [-e ROW|*] [-d ROW|*]\n"
                  "\n"
@@ -41,8 +40,7 @@ void usage(FILE *out)
                  prog);
 }
 
-std::string caps_string(uint32_t caps)
-{
+std::string caps_string(uint32_t caps) {
     std::string s;
     for (uint32_t bit = 1; bit && bit <= caps; bit <<= 1) {
         if (!(caps & bit))
@@ -55,21 +53,19 @@ std::string caps_string(uint32_t caps)
     return s;
 }
 
-int list_classes()
-{
+int list_classes() {
     const struct pmc_cpuinfo *ci;
     if (pmc_cpuinfo(&ci) < 0) {
         hwpmc_tools::explain(prog, "GETCPUINFO", errno);
         return 1;
     }
-    std::printf("CPU type %s, %u CPUs, %u rows per CPU\n",
-                pmc_name_of_cputype(ci->pm_cputype), ci->pm_ncpu, ci->pm_npmc);
+    std::printf("CPU type %s, %u CPUs, %u rows per CPU\n", pmc_name_of_cputype(ci->pm_cputype),
+                ci->pm_ncpu, ci->pm_npmc);
     for (uint32_t i = 0; i < ci->pm_nclass; i++) {
         const struct pmc_classinfo &c = ci->pm_classes[i];
         auto cls = static_cast<enum pmc_class>(c.pm_class);
-        std::printf("\n%s: %u row%s, %u-bit, capabilities %s\n", pmc_name_of_class(cls),
-                    c.pm_num, c.pm_num == 1 ? "" : "s", c.pm_width,
-                    caps_string(c.pm_caps).c_str());
+        std::printf("\n%s: %u row%s, %u-bit, capabilities %s\n", pmc_name_of_class(cls), c.pm_num,
+                    c.pm_num == 1 ? "" : "s", c.pm_width, caps_string(c.pm_caps).c_str());
         const char **names = nullptr;
         int n = 0;
         if (pmc_event_names_of_class(cls, &names, &n) == 0) {
@@ -81,8 +77,7 @@ int list_classes()
     return 0;
 }
 
-int list_rows()
-{
+int list_rows() {
     int ncpu = pmc_ncpu();
     for (int cpu = 0; cpu < ncpu; cpu++) {
         struct pmc_pmcinfo *pi = nullptr;
@@ -94,8 +89,8 @@ int list_rows()
             hwpmc_tools::explain(prog, "GETPMCINFO", errno);
             return 1;
         }
-        std::printf("CPU %d\n  %-4s %-10s %-6s %-8s %-11s %-10s %-16s %s\n", cpu, "ROW",
-                    "NAME", "CLASS", "ENABLED", "DISP", "STATE", "MODE", "OWNER");
+        std::printf("CPU %d\n  %-4s %-10s %-6s %-8s %-11s %-10s %-16s %s\n", cpu, "ROW", "NAME",
+                    "CLASS", "ENABLED", "DISP", "STATE", "MODE", "OWNER");
         for (uint32_t r = 0; r < pi->pm_npmc; r++) {
             const struct pmc_info &p = pi->pm_pmcs[r];
             const char *mode = p.pm_mode <= PMC_MODE_MAX
@@ -115,8 +110,7 @@ int list_rows()
     return 0;
 }
 
-int print_stats()
-{
+int print_stats() {
     struct pmc_driverstats s;
     if (pmc_get_driver_stats(&s) < 0) {
         hwpmc_tools::explain(prog, "GETDRIVERSTATS", errno);
@@ -146,8 +140,7 @@ int print_stats()
 }
 
 // -e / -d: one row or '*' on one CPU or all.
-int admin(bool enable, const char *rowarg, int cpu)
-{
+int admin(bool enable, const char *rowarg, int cpu) {
     std::vector<int> cpus, rows;
     int ncpu = pmc_ncpu();
     if (cpu >= 0)
@@ -163,8 +156,7 @@ int admin(bool enable, const char *rowarg, int cpu)
         char *end;
         long r = std::strtol(rowarg, &end, 10);
         if (*rowarg == '\0' || *end != '\0' || r < 0) {
-            std::fprintf(stderr, "%s: '%s' is not a row number (see -l) or '*'\n", prog,
-                         rowarg);
+            std::fprintf(stderr, "%s: '%s' is not a row number (see -l) or '*'\n", prog, rowarg);
             return 2;
         }
         rows.push_back(static_cast<int>(r));
@@ -188,8 +180,7 @@ int admin(bool enable, const char *rowarg, int cpu)
 
 } // namespace
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, nullptr, 'h'},
         {"version", no_argument, nullptr, 'V'},

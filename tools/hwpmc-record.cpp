@@ -81,29 +81,6 @@ void usage(FILE *out) {
         prog, default_sampling_hz);
 }
 
-[[noreturn]] void usage_error(const std::string &msg) {
-    std::fprintf(stderr, "%s: %s\n(%s --help for help)\n", prog, msg.c_str(), prog);
-    std::exit(2);
-}
-
-uint64_t parse_u64(const char *arg, const char *opt) {
-    char *end;
-    errno = 0;
-    unsigned long long v = std::strtoull(arg, &end, 0);
-    if (!*arg || *end || errno || v == 0 || *arg == '-')
-        usage_error(std::string(opt) + " wants a positive whole number, not '" + arg + "'");
-    return v;
-}
-
-double parse_positive(const char *arg, const char *opt) {
-    char *end;
-    errno = 0;
-    double v = std::strtod(arg, &end);
-    if (!*arg || *end || errno || !(v > 0) || !std::isfinite(v))
-        usage_error(std::string(opt) + " wants a positive number, not '" + arg + "'");
-    return v;
-}
-
 // ---------------------------------------------------------------------------
 // Reading the log back for the summary
 
@@ -230,21 +207,9 @@ void print_summary(const options &o, const std::string &spec0, uint64_t period0,
 // ---------------------------------------------------------------------------
 
 int run(options &o) {
-    hwpmc::device dev = [&] {
-        try {
-            return hwpmc::device::open();
-        } catch (const std::system_error &e) {
-            explain(prog, "cannot open /dev/hwpmc", e.code().value());
-            std::exit(1);
-        }
-    }();
-    if (o.system_wide && o.cpus.empty())
-        o.cpus = online_cpus(static_cast<int>(dev.cpuinfo().pm_ncpu));
+    hwpmc::device dev = open_device(prog);
     if (o.system_wide)
-        for (int c : o.cpus)
-            if (c >= static_cast<int>(dev.cpuinfo().pm_ncpu))
-                usage_error("-C: CPU " + std::to_string(c) + " does not exist (this machine has " +
-                            std::to_string(dev.cpuinfo().pm_ncpu) + ")");
+        o.cpus = system_cpus(prog, dev, o.cpus);
 
     // The old file becomes FILE.old, as perf does.
     struct stat st;
@@ -300,35 +265,22 @@ int run(options &o) {
     bool failed = false, exec_failed = false;
     if (ch.pid() > 0) {
         signals::forward_to(ch.pid());
-        int e = ch.release();
-        if (e) {
-            std::fprintf(stderr, "%s: cannot run '%s': %s\n", prog, o.command[0].c_str(),
-                         std::strerror(e));
-            status = e == ENOENT ? 127 : 126;
+        if (int st = ch.start(prog, o.command)) {
+            status = st;
             failed = exec_failed = true;
         }
     }
 
     const bool progress = !o.quiet && isatty(2);
     bool progress_shown = false;
-    double deadline = o.duration > 0 ? t0 + o.duration : 0;
     double next_progress = t0 + 1;
     run_watch watch(ch.pid(), o.pids);
-    for (;;) {
-        double wake = progress ? next_progress : 0;
-        if (deadline > 0)
-            wake = wake > 0 ? std::min(wake, deadline) : deadline;
-        if (watch.wait(wake) != run_watch::end::none)
+    if (o.duration > 0)
+        watch.set_deadline(t0 + o.duration);
+    while (!exec_failed) {
+        if (watch.wait(progress ? next_progress : 0) != run_watch::end::none)
             break;
         double t = monotonic_seconds();
-        if (deadline > 0 && t >= deadline) {
-            if (ch.pid() > 0) {
-                kill(ch.pid(), SIGTERM);
-                deadline = 0;
-                continue;
-            }
-            break;
-        }
         if (progress && t >= next_progress) {
             // The samples and log bytes of every hwpmc user (the log's own
             // size is not asked of the file: on a network file system such
@@ -399,66 +351,26 @@ int run(options &o) {
 
 int main(int argc, char **argv) {
     options o;
-    enum {
-        opt_no_inherit = 256,
-    };
-    static const struct option longopts[] = {
-        {"event", required_argument, nullptr, 'e'},
-        {"freq", required_argument, nullptr, 'F'},
-        {"count", required_argument, nullptr, 'c'},
-        {"call-graph", no_argument, nullptr, 'g'},
-        {"all-cpus", no_argument, nullptr, 'a'},
-        {"cpu", required_argument, nullptr, 'C'},
-        {"pid", required_argument, nullptr, 'p'},
-        {"no-inherit", no_argument, nullptr, opt_no_inherit},
+    const auto longopts = sampling_longopts({
         {"output", required_argument, nullptr, 'o'},
         {"quiet", no_argument, nullptr, 'q'},
         {"verbose", no_argument, nullptr, 'v'},
         {"help", no_argument, nullptr, 'h'},
-        {nullptr, 0, nullptr, 0},
-    };
-    bool have_c = false, have_F = false;
+    });
+    const std::string optstring = std::string("+") + sampling_optstring + "o:l:qvh";
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "+e:F:c:gaC:p:o:l:qvh", longopts, nullptr)) != -1) {
+    while ((opt = getopt_long(argc, argv, optstring.c_str(), longopts.data(), nullptr)) != -1) {
+        if (sampling_option(prog, opt, optarg, &o))
+            continue;
         switch (opt) {
-        case 'e':
-            if (!*optarg)
-                usage_error("-e wants an event specifier");
-            o.events.push_back(optarg);
-            break;
-        case 'F':
-            o.freq = parse_positive(optarg, "-F");
-            have_F = true;
-            break;
-        case 'c':
-            o.period = parse_u64(optarg, "-c");
-            have_c = true;
-            break;
-        case 'g':
-            o.callchain = true;
-            break;
-        case 'a':
-            o.system_wide = true;
-            break;
-        case 'C':
-            if (!parse_cpu_list(optarg, &o.cpus))
-                usage_error(std::string("-C wants a CPU list like 0,2-3, not '") + optarg + "'");
-            break;
-        case 'p':
-            if (!parse_pid_list(optarg, &o.pids))
-                usage_error(std::string("-p wants process ids, not '") + optarg + "'");
-            break;
-        case opt_no_inherit:
-            o.inherit = false;
-            break;
         case 'o':
             if (!*optarg)
-                usage_error("-o wants a file name");
+                usage_error(prog, "-o wants a file name");
             o.output = optarg;
             break;
         case 'l':
-            o.duration = parse_positive(optarg, "-l");
+            o.duration = parse_positive(prog, optarg, "-l");
             break;
         case 'q':
             o.quiet = true;
@@ -469,31 +381,25 @@ int main(int argc, char **argv) {
         case 'h':
             usage(stdout);
             return 0;
-        default: {
-            std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
-                                     : std::string(argv[optind - 1]);
-            bool missing = optopt && std::strchr("eFcCpol", optopt);
-            usage_error(missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
-        }
+        default:
+            bad_option(prog, argv, "eFcCpol");
         }
     }
     for (int i = optind; i < argc; i++)
         o.command.push_back(argv[i]);
-    if (have_c && have_F)
-        usage_error("-F and -c exclude each other");
     if (o.system_wide && !o.pids.empty())
-        usage_error("-a and -p exclude each other");
+        usage_error(prog, "-a and -p exclude each other");
     if (!o.cpus.empty() && !o.system_wide)
-        usage_error("-C needs -a");
+        usage_error(prog, "-C needs -a");
     if (o.command.empty() && o.pids.empty() && !o.system_wide)
-        usage_error("nothing to sample: give a COMMAND, -p PID or -a");
+        usage_error(prog, "nothing to sample: give a COMMAND, -p PID or -a");
     if (o.freq > 0 && o.freq > 1e6)
-        usage_error("-F: at most 1000000 Hz");
+        usage_error(prog, "-F: at most 1000000 Hz");
     if (o.events.empty())
         o.events.push_back("SOFT-CLOCK.PROF");
     for (const auto &e : o.events)
         if (o.freq > 0 && !is_clock_prof(e))
-            usage_error("-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" + e +
-                        "' a period with -c PERIOD");
+            usage_error(prog, "-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" +
+                                  e + "' a period with -c PERIOD");
     return run(o);
 }

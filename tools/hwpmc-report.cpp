@@ -90,8 +90,7 @@ void usage(FILE *out) {
 }
 
 [[noreturn]] void usage_error(const std::string &msg) {
-    std::fprintf(stderr, "%s: %s\n(%s --help for help)\n", prog, msg.c_str(), prog);
-    std::exit(2);
+    hwpmc_tools::usage_error(prog, msg);
 }
 
 std::set<uint32_t> parse_ids(const char *arg, const char *opt) {
@@ -467,12 +466,8 @@ int main(int argc, char **argv) {
         case 'h':
             usage(stdout);
             return 0;
-        default: {
-            std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
-                                     : std::string(argv[optind - 1]);
-            bool missing = optopt && std::strchr("is", optopt);
-            usage_error(missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
-        }
+        default:
+            hwpmc_tools::bad_option(prog, argv, "is");
         }
     }
     if (optind < argc)

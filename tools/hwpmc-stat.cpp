@@ -188,9 +188,7 @@ void usage(FILE *out) {
 }
 
 [[noreturn]] void usage_error(const std::string &msg) {
-    std::fprintf(stderr, "%s: %s\n", prog, msg.c_str());
-    std::fprintf(stderr, "Try '%s --help'.\n", prog);
-    std::exit(2);
+    hwpmc_tools::usage_error(prog, msg);
 }
 
 std::string upper(std::string s) {
@@ -957,15 +955,10 @@ run_result run_once(options &o, counters &c, printer &pr) {
     std::vector<pid_t> watched; // -p without a command: until they all exit
     if (ch.pid() > 0) {
         signals::forward_to(ch.pid());
-        if (int e = ch.release()) {
-            std::fprintf(stderr, "%s: cannot run '%s': %s\n", prog, o.command[0].c_str(),
-                         std::strerror(e));
-            int ws;
-            while (waitpid(ch.pid(), &ws, 0) < 0 && errno == EINTR) {
-            }
+        if (int st = ch.start(prog, o.command)) {
             signals::forward_to(0);
             stop_all(c);
-            res.status = e == ENOENT ? 127 : 126;
+            res.status = st;
             res.stop = true;
             res.failed = true;
             return res;
@@ -977,7 +970,6 @@ run_result run_once(options &o, counters &c, printer &pr) {
     std::vector<uint64_t> last = base, cur;
     double next_tick = o.interval_ms > 0 ? t0 + o.interval_ms / 1000 : 0;
     double last_tick = t0;
-    double deadline = o.timeout_ms > 0 ? t0 + static_cast<double>(o.timeout_ms) / 1000 : 0;
     bool header_done = false;
     auto print_interval = [&](double t) {
         if (!read_all(c, o, &cur))
@@ -996,23 +988,14 @@ run_result run_once(options &o, counters &c, printer &pr) {
     };
 
     run_watch watch(ch.pid(), watched);
+    if (o.timeout_ms > 0)
+        watch.set_deadline(t0 + static_cast<double>(o.timeout_ms) / 1000);
     for (;;) {
         // Why we wake: the run ended (the command or the processes exited,
-        // a signal), the next interval, the timeout.
-        double wake = next_tick;
-        if (deadline > 0)
-            wake = wake > 0 ? std::min(wake, deadline) : deadline;
-        if (watch.wait(wake) != run_watch::end::none)
+        // a signal, the timeout), or the next interval.
+        if (watch.wait(next_tick) != run_watch::end::none)
             break;
         double t = now();
-        if (deadline > 0 && t >= deadline) {
-            if (ch.pid() > 0) {
-                kill(ch.pid(), SIGTERM);
-                deadline = 0;
-                continue;
-            }
-            break;
-        }
         if (next_tick > 0 && t >= next_tick) {
             if (!print_interval(t)) {
                 res.failed = true;
@@ -1200,16 +1183,12 @@ int main(int argc, char **argv) {
             want_version = true;
             break;
         case '?':
-        default: {
-            std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
-                                     : std::string(argv[optind - 1]);
+        default:
             if (optopt && std::strchr("PSOTRgGNDFmMqkzn", optopt))
-                usage_error("option " + bad +
+                usage_error(std::string("option -") + static_cast<char>(optopt) +
                             " is a pmcstat sampling or log option: hwpmc-stat only counts "
-                            "(sampling tools come separately)");
-            bool missing = optopt && std::strchr("eptsCcIwrxol", optopt);
-            usage_error(missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
-        }
+                            "(hwpmc-record samples)");
+            hwpmc_tools::bad_option(prog, argv, "eptsCcIwrxol");
         }
     }
     for (int i = optind; i < argc; i++)
@@ -1264,27 +1243,9 @@ int main(int argc, char **argv) {
         usage_error("-A (--no-aggr) needs -a: per-CPU rows are for system-wide counting");
 
     signals::setup(prog);
-    hwpmc::device dev = [&] {
-        try {
-            return hwpmc::device::open();
-        } catch (const std::system_error &x) {
-            hwpmc_tools::explain(prog, "cannot open /dev/hwpmc", x.code().value());
-            std::exit(1);
-        }
-    }();
-    int ncpu = static_cast<int>(dev.cpuinfo().pm_ncpu);
-    if (o.system_wide) {
-        if (!o.cpus_given) {
-            o.cpus = online_cpus(ncpu);
-        } else {
-            for (int c : o.cpus)
-                if (c >= ncpu) {
-                    std::fprintf(stderr, "%s: no CPU %d: this machine has CPUs 0-%d\n", prog, c,
-                                 ncpu - 1);
-                    return 1;
-                }
-        }
-    }
+    hwpmc::device dev = hwpmc_tools::open_device(prog);
+    if (o.system_wide)
+        o.cpus = hwpmc_tools::system_cpus(prog, dev, o.cpus_given ? o.cpus : std::vector<int>{});
     if (!o.pids.empty()) {
         for (pid_t p : o.pids)
             if (kill(p, 0) < 0 && errno == ESRCH) {

@@ -85,29 +85,6 @@ void usage(FILE *out) {
                  prog, default_sampling_hz);
 }
 
-[[noreturn]] void usage_error(const std::string &msg) {
-    std::fprintf(stderr, "%s: %s\n(%s --help for help)\n", prog, msg.c_str(), prog);
-    std::exit(2);
-}
-
-double parse_positive(const char *arg, const char *opt) {
-    char *end;
-    errno = 0;
-    double v = std::strtod(arg, &end);
-    if (!*arg || *end || errno || !(v > 0) || !std::isfinite(v))
-        usage_error(std::string(opt) + " wants a positive number, not '" + arg + "'");
-    return v;
-}
-
-long parse_count(const char *arg, const char *opt) {
-    char *end;
-    errno = 0;
-    long v = std::strtol(arg, &end, 10);
-    if (!*arg || *end || errno || v <= 0)
-        usage_error(std::string(opt) + " wants a positive whole number, not '" + arg + "'");
-    return v;
-}
-
 // What the pipe delivered, handed from the reading thread to the main one.
 class pipe_reader {
 public:
@@ -233,16 +210,9 @@ struct view {
 };
 
 int run(options &o) {
-    hwpmc::device dev = [&] {
-        try {
-            return hwpmc::device::open();
-        } catch (const std::system_error &e) {
-            explain(prog, "cannot open /dev/hwpmc", e.code().value());
-            std::exit(1);
-        }
-    }();
-    if (o.system_wide && o.cpus.empty())
-        o.cpus = online_cpus(static_cast<int>(dev.cpuinfo().pm_ncpu));
+    hwpmc::device dev = open_device(prog);
+    if (o.system_wide)
+        o.cpus = system_cpus(prog, dev, o.cpus);
 
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0) {
@@ -309,14 +279,10 @@ int run(options &o) {
     int status = 0;
     if (ch.pid() > 0) {
         signals::forward_to(ch.pid());
-        if (int e = ch.release()) {
-            std::fprintf(stderr, "%s: cannot run '%s': %s\n", prog, o.command[0].c_str(),
-                         std::strerror(e));
-            int ws;
-            waitpid(ch.pid(), &ws, 0);
+        if (int st = ch.start(prog, o.command)) {
             signals::forward_to(0);
             give_up();
-            return e == ENOENT ? 127 : 126;
+            return st;
         }
     }
 
@@ -403,69 +369,36 @@ int main(int argc, char **argv) {
     enum {
         opt_cumulative = 256,
         opt_iterations,
-        opt_no_inherit,
     };
-    static const struct option longopts[] = {
-        {"event", required_argument, nullptr, 'e'},
-        {"freq", required_argument, nullptr, 'F'},
-        {"count", required_argument, nullptr, 'c'},
-        {"call-graph", no_argument, nullptr, 'g'},
-        {"all-cpus", no_argument, nullptr, 'a'},
-        {"cpu", required_argument, nullptr, 'C'},
-        {"pid", required_argument, nullptr, 'p'},
+    const auto longopts = sampling_longopts({
         {"delay", required_argument, nullptr, 'd'},
         {"lines", required_argument, nullptr, 'n'},
         {"sort", required_argument, nullptr, 's'},
         {"cumulative", no_argument, nullptr, opt_cumulative},
         {"user", no_argument, nullptr, 'u'},
         {"iterations", required_argument, nullptr, opt_iterations},
-        {"no-inherit", no_argument, nullptr, opt_no_inherit},
         {"help", no_argument, nullptr, 'h'},
-        {nullptr, 0, nullptr, 0},
-    };
+    });
+    const std::string optstring = std::string("+") + sampling_optstring + "d:n:s:ul:h";
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "+e:F:c:gaC:p:d:n:s:ul:h", longopts, nullptr)) != -1) {
+    while ((opt = getopt_long(argc, argv, optstring.c_str(), longopts.data(), nullptr)) != -1) {
+        if (sampling_option(prog, opt, optarg, &o))
+            continue;
         switch (opt) {
-        case 'e':
-            if (!*optarg)
-                usage_error("-e wants an event specifier");
-            o.events.push_back(optarg);
-            break;
-        case 'F':
-            o.freq = parse_positive(optarg, "-F");
-            break;
-        case 'c':
-            o.period = static_cast<uint64_t>(parse_count(optarg, "-c"));
-            break;
-        case 'g':
-            o.callchain = true;
-            break;
-        case 'a':
-            o.system_wide = true;
-            break;
-        case 'C':
-            if (!parse_cpu_list(optarg, &o.cpus))
-                usage_error(std::string("-C wants a CPU list like 0,2-3, not '") + optarg + "'");
-            o.system_wide = true;
-            break;
-        case 'p':
-            if (!parse_pid_list(optarg, &o.pids))
-                usage_error(std::string("-p wants process ids, not '") + optarg + "'");
-            break;
         case 'd':
-            o.delay = parse_positive(optarg, "-d");
+            o.delay = parse_positive(prog, optarg, "-d");
             if (o.delay < 0.1)
-                usage_error("-d: at least 0.1 seconds");
+                usage_error(prog, "-d: at least 0.1 seconds");
             break;
         case 'n':
-            o.lines = static_cast<size_t>(parse_count(optarg, "-n"));
+            o.lines = static_cast<size_t>(parse_count(prog, optarg, "-n"));
             break;
         case 's': {
             std::string bad;
             if (!parse_sort_keys(optarg, &o.keys, &bad))
-                usage_error("--sort: unknown key '" + bad +
-                            "' (choose from comm, pid, tid, dso, sym, cpu)");
+                usage_error(prog, "--sort: unknown key '" + bad +
+                                      "' (choose from comm, pid, tid, dso, sym, cpu)");
             break;
         }
         case opt_cumulative:
@@ -475,38 +408,31 @@ int main(int argc, char **argv) {
             o.user_only = true;
             break;
         case 'l':
-            o.duration = parse_positive(optarg, "-l");
+            o.duration = parse_positive(prog, optarg, "-l");
             break;
         case opt_iterations:
-            o.iterations = parse_count(optarg, "--iterations");
-            break;
-        case opt_no_inherit:
-            o.inherit = false;
+            o.iterations = static_cast<long>(parse_count(prog, optarg, "--iterations"));
             break;
         case 'h':
             usage(stdout);
             return 0;
-        default: {
-            std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
-                                     : std::string(argv[optind - 1]);
-            bool missing = optopt && std::strchr("eFcCpdnsl", optopt);
-            usage_error(missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
-        }
+        default:
+            bad_option(prog, argv, "eFcCpdnsl");
         }
     }
+    if (!o.cpus.empty()) // -C alone: those CPUs, system-wide
+        o.system_wide = true;
     for (int i = optind; i < argc; i++)
         o.command.push_back(argv[i]);
-    if (o.freq > 0 && o.period)
-        usage_error("-F and -c exclude each other");
     if (o.system_wide && !o.pids.empty())
-        usage_error("-a and -p exclude each other");
+        usage_error(prog, "-a and -p exclude each other");
     if (o.pids.empty() && o.command.empty())
         o.system_wide = true;
     if (o.events.empty())
         o.events.push_back("SOFT-CLOCK.PROF");
     for (const auto &e : o.events)
         if (o.freq > 0 && !is_clock_prof(e))
-            usage_error("-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" + e +
-                        "' a period with -c PERIOD");
+            usage_error(prog, "-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" +
+                                  e + "' a period with -c PERIOD");
     return run(o);
 }

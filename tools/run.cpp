@@ -118,6 +118,17 @@ int stopped_child::release() {
     return n == static_cast<ssize_t>(sizeof(e)) ? e : 0;
 }
 
+int stopped_child::start(const char *prog, const std::vector<std::string> &cmd) {
+    int e = release();
+    if (!e)
+        return 0;
+    std::fprintf(stderr, "%s: cannot run '%s': %s\n", prog, cmd[0].c_str(), std::strerror(e));
+    int ws;
+    while (waitpid(pid_, &ws, 0) < 0 && errno == EINTR) {
+    }
+    return e == ENOENT ? 127 : 126;
+}
+
 void stopped_child::abandon() {
     if (go_fd_ < 0) // released (or never forked): the caller waits for it
         return;
@@ -234,8 +245,10 @@ run_watch::~run_watch() {
 
 run_watch::end run_watch::check() {
     if (command_ > 0) {
-        if (!reaped_ && wait4(command_, &wstatus_, WNOHANG, &ru_) == command_)
-            reaped_ = true;
+        if (!reaped_) {
+            pid_t w = wait4(command_, &wstatus_, WNOHANG, &ru_);
+            reaped_ = w == command_ || (w < 0 && errno == ECHILD); // ECHILD: reaped already
+        }
         return reaped_ ? end::command : end::none;
     }
     if (!pids_.empty()) {
@@ -258,9 +271,19 @@ run_watch::end run_watch::wait(double until) {
         if (e != end::none)
             return e;
         double t = monotonic_seconds();
+        if (deadline_ > 0 && t >= deadline_) {
+            deadline_ = 0;
+            if (command_ <= 0)
+                return end::timeout;
+            kill(command_, SIGTERM);
+            continue;
+        }
         if (until > 0 && t >= until)
             return end::none;
-        int timeout = until > 0 ? static_cast<int>(std::ceil((until - t) * 1000)) : -1;
+        double wake = until;
+        if (deadline_ > 0)
+            wake = wake > 0 ? std::min(wake, deadline_) : deadline_;
+        int timeout = wake > 0 ? static_cast<int>(std::ceil((wake - t) * 1000)) : -1;
         if (poll_pids_ && (timeout < 0 || timeout > 100))
             timeout = 100;
         std::vector<struct pollfd> fds;

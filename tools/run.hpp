@@ -35,6 +35,9 @@ public:
     // Let it exec: 0 once exec succeeded, else exec's errno (the child has
     // then exited 127 or 126; wait for it with waitpid()).
     int release();
+    // release(), telling why exec failed: 0, or the exit status for it
+    // (127 not found, 126 not executable) with the child reaped.
+    int start(const char *prog, const std::vector<std::string> &cmd);
     // Kill it before exec and reap it.
     void abandon();
 
@@ -77,7 +80,8 @@ public:
         none,
         command,
         processes,
-        signal
+        signal,
+        timeout
     };
 
     // `command`: the released command, or -1; `pids`: processes to outlive
@@ -86,6 +90,10 @@ public:
     ~run_watch();
     run_watch(const run_watch &) = delete;
     run_watch &operator=(const run_watch &) = delete;
+
+    // At monotonic time `t` the run is over: a command gets SIGTERM (and
+    // its exit ends the run); without one, wait() returns end::timeout.
+    void set_deadline(double t) noexcept { deadline_ = t; }
 
     // Sleep until monotonic_seconds() reaches `until` (end::none; 0: no
     // limit) or the run ends (what ended it).
@@ -97,6 +105,7 @@ private:
     end check();
 
     pid_t command_;
+    double deadline_ = 0;
     bool reaped_ = false;
     std::vector<pid_t> pids_;
     std::vector<int> pidfds_; // -1 once that process exited

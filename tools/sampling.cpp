@@ -99,6 +99,60 @@ void report_error(const char *prog, const char *what, const std::system_error &e
     explain(prog, what, e.code().value());
 }
 
+std::vector<struct option> sampling_longopts(std::initializer_list<struct option> more) {
+    std::vector<struct option> v = {
+        {"event", required_argument, nullptr, 'e'},
+        {"freq", required_argument, nullptr, 'F'},
+        {"count", required_argument, nullptr, 'c'},
+        {"call-graph", no_argument, nullptr, 'g'},
+        {"all-cpus", no_argument, nullptr, 'a'},
+        {"cpu", required_argument, nullptr, 'C'},
+        {"pid", required_argument, nullptr, 'p'},
+        {"no-inherit", no_argument, nullptr, opt_no_inherit},
+    };
+    v.insert(v.end(), more);
+    v.push_back({nullptr, 0, nullptr, 0});
+    return v;
+}
+
+bool sampling_option(const char *prog, int opt, const char *arg, sampling_options *o) {
+    switch (opt) {
+    case 'e':
+        if (!*arg)
+            usage_error(prog, "-e wants an event specifier");
+        o->events.push_back(arg);
+        break;
+    case 'F':
+        o->freq = parse_positive(prog, arg, "-F");
+        break;
+    case 'c':
+        o->period = parse_count(prog, arg, "-c");
+        break;
+    case 'g':
+        o->callchain = true;
+        break;
+    case 'a':
+        o->system_wide = true;
+        break;
+    case 'C':
+        if (!parse_cpu_list(arg, &o->cpus))
+            usage_error(prog, std::string("-C wants a CPU list like 0,2-3, not '") + arg + "'");
+        break;
+    case 'p':
+        if (!parse_pid_list(arg, &o->pids))
+            usage_error(prog, std::string("-p wants process ids, not '") + arg + "'");
+        break;
+    case opt_no_inherit:
+        o->inherit = false;
+        break;
+    default:
+        return false;
+    }
+    if (o->freq > 0 && o->period)
+        usage_error(prog, "-F and -c exclude each other");
+    return true;
+}
+
 bool allocate_samplers(const char *prog, hwpmc::device &dev, const sampling_options &o,
                        std::vector<sampler> *out) {
     uint32_t flags = 0;

@@ -6,10 +6,12 @@
 
 #include <hwpmc/hwpmc.hpp>
 
+#include <getopt.h>
 #include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -28,6 +30,19 @@ struct sampling_options {
     std::vector<pid_t> pids;         // -p
     bool inherit = true;             // PMC_F_DESCENDANTS
 };
+
+// The options hwpmc-record and hwpmc-top share: their getopt letters (the
+// start of the tools' option strings), their long options, and the value
+// getopt_long() returns for --no-inherit.
+constexpr const char *sampling_optstring = "e:F:c:gaC:p:";
+constexpr int opt_no_inherit = 0x1000;
+// The tool's long options: the shared ones, then `more`, then the end.
+std::vector<struct option> sampling_longopts(std::initializer_list<struct option> more);
+
+// Apply option `opt` (its argument `arg`) to `o` if it is one of those;
+// false if it is not.  A bad value is a usage error.  -F and -c together
+// are one too.
+bool sampling_option(const char *prog, int opt, const char *arg, sampling_options *o);
 
 // Is `spec` the CLOCK.PROF event (with or without SOFT-, qualifiers)?
 bool is_clock_prof(const std::string &spec);
