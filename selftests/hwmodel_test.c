@@ -42,10 +42,10 @@
 #define MASK48		((1ULL << WIDTH) - 1)
 #define HALF		((1ULL << 47) - 1)	/* largest single advance */
 /*
- * A counting PMC's counter starts at minus the longest period, 2^47 - 1
- * (and the PMI sets it back there): it holds START + the events since.
+ * A counting PMC's counter starts at minus the longest period (and the PMI
+ * sets it back there): it holds START + the events since.
  */
-#define START		(-HALF & MASK48)
+#define START		(-variant->max_period & MASK48)
 
 #define CAPS_BASE	(PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
 			 PMC_CAP_READ | PMC_CAP_WRITE)
@@ -337,6 +337,7 @@ FIXTURE_VARIANT(hw) {
 	__u32 ngp;
 	__u32 gp_caps;
 	__u32 nfixed;			/* Intel fixed counters (IAF) */
+	__u64 max_period;		/* the longest sampling period */
 };
 
 FIXTURE_VARIANT_ADD(hw, intel) {
@@ -347,6 +348,19 @@ FIXTURE_VARIANT_ADD(hw, intel) {
 	.ngp = 4,
 	.gp_caps = CAPS_GP | PMC_CAP_ANYTHREAD,
 	.nfixed = 3,
+	.max_period = (1ULL << 47) - 1,
+};
+
+/* Before Sandy Bridge: a counter is written 32 bits sign-extended. */
+FIXTURE_VARIANT_ADD(hw, intel_nofw) {
+	.model = "intel-nofw",
+	.cputype = PMC_CPU_INTEL_ARCH,
+	.gp_class = PMC_CLASS_IAP,
+	.gp_name = "IAP",
+	.ngp = 4,
+	.gp_caps = CAPS_GP | PMC_CAP_ANYTHREAD,
+	.nfixed = 3,
+	.max_period = (1ULL << 31) - 1,
 };
 
 FIXTURE_VARIANT_ADD(hw, amd) {
@@ -357,6 +371,7 @@ FIXTURE_VARIANT_ADD(hw, amd) {
 	.ngp = 6,
 	.gp_caps = CAPS_GP,
 	.nfixed = 0,
+	.max_period = (1ULL << 47) - 1,
 };
 
 
@@ -454,6 +469,33 @@ static int configure_log(int fd, const char *path)
 	err = hwpmc_configure_log(fd, logfd);
 	close(logfd);
 	return err;
+}
+
+/*
+ * The model checks its own register semantics against the manuals (its
+ * debugfs file "selftest", on this CPU, with no PMC allocated): every
+ * check passes, and there are checks.
+ */
+TEST_F_TIMEOUT(hw, model_selftest, 120)
+{
+	char buf[8192], *last;
+	ssize_t n, len = 0;
+	int fd = open(MODEL_DIR "/selftest", O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	ASSERT_LT(0, len);
+	buf[len] = 0;
+	while (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = 0;
+	last = strrchr(buf, '\n');
+	last = last ? last + 1 : buf;
+	TH_LOG("%s", last);
+	EXPECT_EQ(0, strncmp(last, "ok ", 3)) TH_LOG("%s", buf);
+	EXPECT_EQ(NULL, strstr(buf, "FAIL"));
+	EXPECT_LT(50, atoi(last + 3));
 }
 
 /* GETCPUINFO and GETPMCINFO: the classes, rows, widths and caps. */
@@ -800,6 +842,7 @@ TEST_F_TIMEOUT(hw, width_wrap_around, 120)
 {
 	struct pmc_op_getdriverstats d0, d1;
 	__u32 sc, fx = 0, tc;
+	const __u64 P = variant->max_period;
 	__u64 before;
 
 	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR,
@@ -814,16 +857,16 @@ TEST_F_TIMEOUT(hw, width_wrap_around, 120)
 	}
 	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &d0));
 	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
-	ADV("%llu", HALF - 1);
-	EXPECT_EQ(HALF - 1, rd(_metadata, self->fd, sc));
+	ADV("%llu", P - 1);
+	EXPECT_EQ(P - 1, rd(_metadata, self->fd, sc));
 	/* One event short of the overflow: all ones, no PMI yet. */
 	EXPECT_EQ(MASK48, mget(self->cpu, "ctr0"));
 	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &d1));
 	EXPECT_EQ(d0.pm_intr_processed, d1.pm_intr_processed);
 	ADV("1");
-	EXPECT_EQ(HALF, rd(_metadata, self->fd, sc));
+	EXPECT_EQ(P, rd(_metadata, self->fd, sc));
 	if (fx)
-		EXPECT_EQ(HALF, rd(_metadata, self->fd, fx));
+		EXPECT_EQ(P, rd(_metadata, self->fd, fx));
 	/* It wrapped; the PMI set it back and took the status bit. */
 	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
 	EXPECT_EQ(0, mget(self->cpu, "global_status") & 1);
@@ -832,15 +875,15 @@ TEST_F_TIMEOUT(hw, width_wrap_around, 120)
 	ADV("10");
 	EXPECT_EQ(START + 10, mget(self->cpu, "ctr0"));
 	/* Past the overflow within one advance: the rest is kept too. */
-	ADV("%llu", HALF);
+	ADV("%llu", P);
 	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
-	EXPECT_EQ(2 * HALF + 10, rd(_metadata, self->fd, sc));
+	EXPECT_EQ(2 * P + 10, rd(_metadata, self->fd, sc));
 	if (fx)
-		EXPECT_EQ(2 * HALF + 10, rd(_metadata, self->fd, fx));
-	ADV("os %llu", HALF);	/* sc counts user mode only */
-	EXPECT_EQ(2 * HALF + 10, rd(_metadata, self->fd, sc));
+		EXPECT_EQ(2 * P + 10, rd(_metadata, self->fd, fx));
+	ADV("os %llu", P);	/* sc counts user mode only */
+	EXPECT_EQ(2 * P + 10, rd(_metadata, self->fd, sc));
 	if (fx)
-		EXPECT_EQ(3 * HALF + 10, rd(_metadata, self->fd, fx));
+		EXPECT_EQ(3 * P + 10, rd(_metadata, self->fd, fx));
 	ASSERT_EQ(0, hwpmc_release(self->fd, sc));
 	if (fx)
 		ASSERT_EQ(0, hwpmc_release(self->fd, fx));
@@ -1026,11 +1069,14 @@ TEST_F_TIMEOUT(hw, staggered_periods, 120)
  * counter must be loaded with minus the period over its full 48 bits
  * (Intel: through the full-width IA32_A_PMCx aliases; a write to
  * IA32_PMCx keeps only 32 sign-extended bits), so no sample comes before
- * the period is reached, and exactly one when it is.
+ * the period is reached, and exactly one when it is.  Without full-width
+ * writes the longest period, just below 2^31, loads through IA32_PMCx.
  */
 TEST_F_TIMEOUT(hw, long_sampling_period, 120)
 {
-	const __u64 period = (1ULL << 33) + 12345;
+	/* Past 32 bits; without full-width writes, just below 2^31. */
+	const __u64 period = variant->max_period > (1ULL << 33) ?
+			     (1ULL << 33) + 12345 : variant->max_period - 12345;
 	struct cc_count c = { 0 };
 	__u32 id;
 
@@ -1149,7 +1195,7 @@ TEST_F_TIMEOUT(hw, counting_wraps_unread, 120)
  */
 TEST_F_TIMEOUT(hw, sampling_period_limit, 120)
 {
-	const __u64 max = (1ULL << 47) - 1;
+	const __u64 max = variant->max_period;
 	__u32 id;
 
 	EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, variant->gp_class,

@@ -45,6 +45,11 @@
  *     are 1 in the value (same valid bits), without raising an NMI; reads
  *     0.
  *   IA32_PERF_CAPABILITIES (0x345): read-only, FW_WRITE (bit 13) only.
+ *
+ * Intel model without full-width writes ("intel-nofw"), as CPUs before
+ * Sandy Bridge: the same, but IA32_PERF_CAPABILITIES reads 0 and the
+ * IA32_A_PMCx aliases do not exist (-EIO), so a counter can only be
+ * written through IA32_PMCx, 32 bits sign-extended.
  *   RDPMC: ECX bit 30 set: fixed counter ECX & 0x3fffffff, else PMC ECX;
  *     an index out of range reads 0 (hardware would #GP).
  *
@@ -221,6 +226,8 @@ static DEFINE_PER_CPU(struct model_stats, model_stats);
 
 /* The active model; changes only under model_mutex. */
 static enum model_kind model_kind;
+/* Intel: IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE exist (not "-nofw"). */
+static bool model_fw = true;
 /* Serializes hwpmc_pmu_model_init() and hwpmc_pmu_model_fini(). */
 static DEFINE_MUTEX(model_mutex);
 static struct dentry *model_dir;
@@ -368,6 +375,8 @@ static int intel_rdmsr(u32 msr, u64 *val)
 		*val = r->ctr[msr - HWPMC_MSR_IA32_PMC0];
 		break;
 	case MODEL_MSR_IA32_A_PMC0 ... MODEL_MSR_IA32_A_PMC0 + INTEL_NGP - 1:
+		if (!READ_ONCE(model_fw))
+			return -EIO;
 		*val = r->ctr[msr - MODEL_MSR_IA32_A_PMC0];
 		break;
 	case HWPMC_MSR_IA32_PERFEVTSEL0 ...
@@ -392,7 +401,7 @@ static int intel_rdmsr(u32 msr, u64 *val)
 		*val = 0;
 		break;
 	case MODEL_MSR_IA32_PERF_CAP:
-		*val = INTEL_PERF_CAP_FW_WRITE;
+		*val = READ_ONCE(model_fw) ? INTEL_PERF_CAP_FW_WRITE : 0;
 		break;
 	default:
 		return -EIO;
@@ -411,7 +420,7 @@ static int intel_wrmsr(u32 msr, u64 val)
 		r->ctr[msr - HWPMC_MSR_IA32_PMC0] = (u64)(s64)(s32)val & MODEL_MASK;
 		break;
 	case MODEL_MSR_IA32_A_PMC0 ... MODEL_MSR_IA32_A_PMC0 + INTEL_NGP - 1:
-		if (val & ~MODEL_MASK)
+		if (!READ_ONCE(model_fw) || (val & ~MODEL_MASK))
 			return -EIO;
 		r->ctr[msr - MODEL_MSR_IA32_A_PMC0] = val;
 		break;
@@ -1210,6 +1219,7 @@ static int model_selftest_open(struct inode *inode, struct file *file)
 	struct st_nmi *t;
 	unsigned long flags;
 	int cpu, err;
+	bool fw;
 
 	if (!c.ops)
 		return -ENODEV;
@@ -1239,7 +1249,23 @@ static int model_selftest_open(struct inode *inode, struct file *file)
 	memset(t, 0, sizeof(*t));
 	WRITE_ONCE(t->armed, true);
 
+	/*
+	 * "intel-nofw": no full-width aliases; the other checks then run on
+	 * the full-width register file, which they write through them.
+	 */
+	fw = READ_ONCE(model_fw);
+	if (kind == MODEL_INTEL && !fw) {
+		u64 v = 0;
+
+		st_eq(&c, "nofw perf_capabilities",
+		      st_rd(&c, MODEL_MSR_IA32_PERF_CAP), 0);
+		st_eq(&c, "nofw rd a_pmc0",
+		      c.ops->read_msr(MODEL_MSR_IA32_A_PMC0, &v), -EIO);
+		st_wr(&c, "nofw wr a_pmc0", MODEL_MSR_IA32_A_PMC0, 1, -EIO);
+		WRITE_ONCE(model_fw, true);
+	}
 	st_run(&c);
+	WRITE_ONCE(model_fw, fw);
 
 	WRITE_ONCE(t->armed, false);
 	*this_cpu_ptr(&model_regs) = *saved;
@@ -1301,7 +1327,7 @@ const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which)
 
 	if (!which)
 		return NULL;
-	if (!strcmp(which, "intel"))
+	if (!strcmp(which, "intel") || !strcmp(which, "intel-nofw"))
 		kind = MODEL_INTEL;
 	else if (!strcmp(which, "amd"))
 		kind = MODEL_AMD;
@@ -1318,6 +1344,7 @@ const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which)
 		goto out;
 	}
 	/* Nobody uses the registers before model_kind is set. */
+	WRITE_ONCE(model_fw, strcmp(which, "intel-nofw") != 0);
 	for_each_possible_cpu(cpu) {
 		model_reset(per_cpu_ptr(&model_regs, cpu), kind);
 		memset(per_cpu_ptr(&model_stats, cpu), 0,
