@@ -42,7 +42,7 @@ static bool hwpmc_x86_wrapped(struct hwpmc_x86_cpu *xc, unsigned int r,
 	return !(v & (mask ^ (mask >> 1)));
 }
 
-/* The global status bits of the counters (not of PEBS, LBR, ...). */
+/* The global status bits of the counters (not of PEBS, LBR, ...).  NMI context. */
 static u64 hwpmc_x86_counter_bits(void)
 {
 	u64 bits = GENMASK_ULL(hwpmc_x86.ngp - 1, 0);

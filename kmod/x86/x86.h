@@ -94,6 +94,7 @@ struct hwpmc_x86_cpu {
 
 DECLARE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
 
+/* The counter's value bits.  Any context, NMI included: no locks. */
 static inline u64 hwpmc_x86_mask(const struct hwpmc_x86_hw *hw)
 {
 	return GENMASK_ULL(hw->width() - 1, 0);
@@ -104,7 +105,7 @@ static inline u64 hwpmc_x86_mask(const struct hwpmc_x86_hw *hw)
  * period, which must leave the top bit set (the overflow test of PMUs
  * without a global status), and, on Intel CPUs that cannot write all of a
  * counter's bits (no IA32_A_PMCx), fit the 32 bits that a write to
- * IA32_PMCx sign-extends.
+ * IA32_PMCx sign-extends.  Any context, NMI included: no locks.
  */
 static inline u64 hwpmc_x86_max_period(const struct hwpmc_x86_hw *hw)
 {

@@ -2,14 +2,15 @@
 // The event specifier grammar:
 //
 //   spec       := head ("," qualifier)*
-//   head       := "tsc" | ["SOFT-"] soft-name | "IAF-" fixed-name | alias
-//               | libpfm4-name | raw-qualifier
+//   head       := "tsc" | ["SOFT-"] soft-name | "IAF-" fixed-name
+//               | alias [":" ("u" | "k")+] | libpfm4-name | raw-qualifier
 //   qualifier  := "usr" | "os" | "edge" | "inv" | "anythread"
 //               | ("cmask" | "umask" | "event") "=" number
 //
 // Names and qualifier keys are case-insensitive.  A specifier whose first
 // token is "event=N" (or "umask="/"cmask=") is raw: it names the hardware
-// event by its code.
+// event by its code.  An alias takes perf's modifiers too: "cycles:u" is
+// "cycles,usr", ":k" is os, ":uk" both (libpfm4 names have their own ":u").
 #include "event_spec.hpp"
 
 #include "aliases.hpp"
@@ -323,7 +324,20 @@ spec_result parser::run() {
             return {std::nullopt, error_};
         }
     }
-    const std::string_view first = tokens.front();
+    std::string_view first = tokens.front();
+    qualifiers q;
+    if (const auto colon = first.rfind(':');
+        colon != std::string_view::npos && is_alias(trim(first.substr(0, colon)))) {
+        const std::string_view mods = first.substr(colon + 1);
+        if (mods.empty() || mods.find_first_not_of("ukUK") != std::string_view::npos) {
+            fail("unknown modifier \":" + std::string(mods) + "\" (perf's :u, :k and :uk " +
+                 "work, as do the qualifiers ,usr and ,os)");
+            return {std::nullopt, error_};
+        }
+        for (char c : mods)
+            (c == 'u' || c == 'U' ? q.usr : q.os) = true;
+        first = trim(first.substr(0, colon));
+    }
     const std::string_view first_key = trim(first.substr(0, first.find('=')));
     const bool raw =
         first.find('=') != std::string_view::npos &&
@@ -332,7 +346,6 @@ spec_result parser::run() {
     head h;
     if (!raw && !resolve_head(first, &h))
         return {std::nullopt, error_};
-    qualifiers q;
     for (std::size_t i = raw ? 0 : 1; i < tokens.size(); ++i)
         if (!parse_qualifier(tokens[i], &q))
             return {std::nullopt, error_};
