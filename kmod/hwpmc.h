@@ -74,6 +74,8 @@ struct hwpmc_class_ops {
 	const char *(*event_name)(u32 code);
 	/* Optional: the width when it is only known at load. */
 	u32 (*get_width)(void);
+	/* Optional: the name of @pm's event, for logs (else event_name). */
+	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
 	u64 (*max_period)(void);
 	/* Optional: can row @idx (of the class) hold the PMC asked for? */

@@ -602,13 +602,15 @@ static struct hwpmc_log *hwpmc_log_of(struct hwpmc_owner *po)
 	return rcu_dereference(po->log);
 }
 
-/* "SOFT-CLOCK.PROF", "TSC": what a PMC counts. */
+/* "SOFT-CLOCK.PROF", "TSC", "IAP-event=0xc0,umask=0x0": what a PMC counts. */
 static void hwpmc_pmc_name(const struct hwpmc_pmc *pm, char *buf, size_t len)
 {
 	const struct hwpmc_class_ops *ops = pm->cls->ops;
 	const char *ev = ops->event_name ? ops->event_name(pm->event) : NULL;
 
-	if (ev)
+	if (ops->describe)
+		ops->describe(pm, buf, len);
+	else if (ev)
 		snprintf(buf, len, "%s-%s", ops->name, ev);
 	else
 		snprintf(buf, len, "%s", ops->name);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "samples.hpp"
 
+#include <hwpmc/pmc.h>
+
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +17,20 @@
 namespace hwpmc_tools {
 
 namespace {
+
+// A logged PMC's event as users name it: the generic alias of a hardware
+// event logged by its codes ("IAP-event=0xc0,umask=0x0": "instructions"),
+// else the logged name.
+std::string event_label(const std::string &logged, uint32_t cls, uint32_t cputype) {
+    unsigned ev = 0, um = 0;
+    size_t dash = logged.find('-');
+    if (dash == std::string::npos ||
+        std::sscanf(logged.c_str() + dash, "-event=0x%x,umask=0x%x", &ev, &um) != 2)
+        return logged;
+    const char *alias = pmc_alias_of_event(static_cast<enum pmc_cputype>(cputype),
+                                           static_cast<enum pmc_class>(cls), ev, um);
+    return alias ? alias : logged;
+}
 
 uint64_t ts_ns(const struct timespec &ts) {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
@@ -58,8 +74,8 @@ void log_data::add(const pmclog_ev &ev) {
         break;
     case PMCLOG_TYPE_PMCALLOCATE: {
         const auto &a = ev.pl_u.pl_a;
-        pmcs[a.pl_pmcid] = {a.pl_evname ? a.pl_evname : "", a.pl_rate, a.pl_mode, a.pl_flags,
-                            a.pl_cpu};
+        pmcs[a.pl_pmcid] = {event_label(a.pl_evname ? a.pl_evname : "", a.pl_class, cputype),
+                            a.pl_rate, a.pl_mode, a.pl_flags, a.pl_cpu};
         break;
     }
     case PMCLOG_TYPE_PMCATTACH:

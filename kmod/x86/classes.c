@@ -56,6 +56,31 @@ static u64 x86_k8_max_period(void)
 	return hwpmc_x86_max_period(&hwpmc_k8_hw);
 }
 
+/*
+ * Log names: the event as a raw pmc(3) specifier after the class
+ * ("IAP-event=0xc0,umask=0x0"), which libhwpmc maps back to an alias; a
+ * fixed counter by its name.
+ */
+static void x86_describe(const struct hwpmc_pmc *pm, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-event=0x%x,umask=0x%llx", pm->cls->ops->name,
+		 pm->event, PMC_X86_CONFIG_UMASK(pm->config));
+}
+
+static void x86_iaf_describe(const struct hwpmc_pmc *pm, char *buf,
+			     size_t len)
+{
+	static const char *const names[] = {
+		"INSTR_RETIRED_ANY", "CPU_CLK_UNHALTED_CORE",
+		"CPU_CLK_UNHALTED_REF", "TOPDOWN_SLOTS",
+	};
+
+	if (pm->event < ARRAY_SIZE(names))
+		snprintf(buf, len, "IAF-%s", names[pm->event]);
+	else
+		snprintf(buf, len, "IAF-%u", pm->event);
+}
+
 #define HWPMC_X86_CAPS (PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
 			PMC_CAP_READ | PMC_CAP_WRITE)
 #define HWPMC_X86_MODES (BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) | \
@@ -85,6 +110,7 @@ static const struct hwpmc_x86_class hwpmc_iap_class = {
 				  PMC_CAP_QUALIFIER | PMC_CAP_ANYTHREAD,
 		.probe		= x86_iap_probe,
 		.get_width	= x86_iap_width,
+		.describe	= x86_describe,
 		.max_period	= x86_iap_max_period,
 		HWPMC_X86_OPS,
 	},
@@ -98,6 +124,7 @@ static const struct hwpmc_x86_class hwpmc_iaf_class = {
 		.caps		= HWPMC_X86_CAPS | PMC_CAP_ANYTHREAD,
 		.probe		= x86_iaf_probe,
 		.get_width	= x86_iaf_width,
+		.describe	= x86_iaf_describe,
 		.max_period	= x86_iaf_max_period,
 		HWPMC_X86_OPS,
 	},
@@ -113,6 +140,7 @@ static const struct hwpmc_x86_class hwpmc_k8_class = {
 				  PMC_CAP_QUALIFIER,
 		.probe		= x86_k8_probe,
 		.get_width	= x86_k8_width,
+		.describe	= x86_describe,
 		.max_period	= x86_k8_max_period,
 		HWPMC_X86_OPS,
 	},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // pmc_event_names_of_class(3) and pmc_name_of_event(3).
 #include "capi_state.hpp"
+#include "cpu_family.hpp"
 #include "spec/aliases.hpp"
 #include "spec/pfm_source.hpp"
 #include "spec/soft_events.hpp"
@@ -124,6 +125,21 @@ const char *pmc_name_of_event(enum pmc_event pe) {
     }
     default:
         break;
+    }
+    errno = EINVAL;
+    return nullptr;
+}
+
+const char *pmc_alias_of_event(enum pmc_cputype cputype, enum pmc_class cl, uint32_t event,
+                               uint32_t umask) {
+    const alias_set set = alias_set_for(cputype, x86_cpu_family());
+    const bool intel = set == alias_set::intel_arch;
+    if (set != alias_set::none && cl == (intel ? PMC_CLASS_IAP : PMC_CLASS_K8)) {
+        for (auto name : alias_names()) {
+            const auto code = alias_lookup(set, name);
+            if (code && code->event == event && code->umask == umask)
+                return intern(std::string(name));
+        }
     }
     errno = EINVAL;
     return nullptr;

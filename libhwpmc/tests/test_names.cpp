@@ -97,3 +97,23 @@ TEST(Names, PredicatesOfModes) {
 }
 
 } // namespace
+
+// The aliases of hardware event codes, as hwpmc-report names logged PMCs.
+TEST(Names, AliasOfEvent) {
+    auto alias = [](enum pmc_cputype t, enum pmc_class c, uint32_t ev, uint32_t um) {
+        const char *n = pmc_alias_of_event(t, c, ev, um);
+        return std::string(n ? n : "(null)");
+    };
+    EXPECT_EQ("instructions", alias(PMC_CPU_INTEL_ARCH, PMC_CLASS_IAP, 0xc0, 0));
+    EXPECT_EQ("cycles", alias(PMC_CPU_INTEL_ARCH, PMC_CLASS_IAP, 0x3c, 0));
+    EXPECT_EQ("ref-cycles", alias(PMC_CPU_INTEL_ARCH, PMC_CLASS_IAP, 0x3c, 1));
+    EXPECT_EQ("cache-misses", alias(PMC_CPU_INTEL_ARCH, PMC_CLASS_IAP, 0x2e, 0x41));
+    EXPECT_EQ("instructions", alias(PMC_CPU_AMD_V2, PMC_CLASS_K8, 0xc0, 0));
+    EXPECT_EQ("cycles", alias(PMC_CPU_AMD_V2, PMC_CLASS_K8, 0x76, 0));
+    // Another vendor's class, an unknown code, no PMU: none.
+    EXPECT_EQ("(null)", alias(PMC_CPU_INTEL_ARCH, PMC_CLASS_K8, 0xc0, 0));
+    EXPECT_EQ("(null)", alias(PMC_CPU_INTEL_ARCH, PMC_CLASS_IAP, 0xc0, 1));
+    errno = 0;
+    EXPECT_EQ(nullptr, pmc_alias_of_event(PMC_CPU_GENERIC, PMC_CLASS_IAP, 0xc0, 0));
+    EXPECT_EQ(EINVAL, errno);
+}

@@ -385,7 +385,11 @@ struct pmclog_pmcallocate {
 	__u32	pl_flags;
 	__u32	pl_cpu;			/* PMC_CPU_ANY for process scope */
 	__u64	pl_rate;		/* sampling period, 0 if counting */
-	char	pl_name[PMC_NAME_MAX];	/* "SOFT-CLOCK.PROF", "TSC", ... */
+	/*
+	 * "SOFT-CLOCK.PROF", "TSC", "IAF-INSTR_RETIRED_ANY", or an IAP/K8
+	 * event by its codes: "IAP-event=0xc0,umask=0x0".
+	 */
+	char	pl_name[PMC_NAME_MAX];
 };
 
 /* A process-scope PMC was attached to pl_pid, which runs pl_path. */

@@ -319,6 +319,16 @@ int pmc_event_names_of_class(enum pmc_class _cl, const char ***_eventnames, int 
  */
 const char *pmc_errmsg(void);
 
+/*
+ * Extension: the generic alias ("instructions", "cycles", ...) that is
+ * hardware event _event with unit mask _umask of class _cl (IAP or K8) on
+ * a CPU of type _cputype (as a log's INITIALIZE record gives it), or NULL
+ * (errno EINVAL) if none is.  Logs name hardware PMCs by their codes,
+ * "IAP-event=0xc0,umask=0x0": this gives them back their usual names.
+ */
+const char *pmc_alias_of_event(enum pmc_cputype _cputype, enum pmc_class _cl, uint32_t _event,
+                               uint32_t _umask);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

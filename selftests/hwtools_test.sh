@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The tools on hardware counters, end to end, on the test flavor's PMU model
+# (pmu_model=intel and amd): hwpmc-stat counts exactly what a command drives
+# the model's counters by (with perf's :u/:k modifiers and IPC),
+# hwpmc-record samples at the period and hwpmc-report names the event as
+# the user did, hwpmc-control lists the hardware class.  The release module
+# is loaded back at the end.
+. "$(dirname "$0")/lib.sh"
+tools=$BIN/tools
+rel=$(uname -r)
+testko=$TOP/build/$rel/test/hwpmc.ko
+releaseko=$TOP/build/$rel/hwpmc.ko
+adv=/sys/kernel/debug/hwpmc-model/advance
+tmp=$(mktemp -d)
+
+[ "$(id -u)" -eq 0 ] || { skip "hardware tools on the PMU model" "needs root (loads the test module)"; finish; }
+[ -e "$testko" ] || { skip "hardware tools on the PMU model" "no $testko (make modules-test)"; finish; }
+command -v taskset >/dev/null || { skip "hardware tools on the PMU model" "no taskset(1)"; finish; }
+
+restore() {
+	rmmod hwpmc 2>/dev/null
+	[ -e "$releaseko" ] && insmod "$releaseko"
+	rm -rf "$tmp"
+}
+trap restore EXIT
+
+
+for model in intel amd; do
+	case $model in
+	intel) class=IAP rows=4 cputype=INTEL_ARCH ;;
+	amd) class=K8 rows=6 cputype=AMD_V2 ;;
+	esac
+	rmmod hwpmc 2>/dev/null
+	if ! insmod "$testko" pmu_model=$model; then
+		ok "$model: the test module loads with pmu_model=$model" false
+		continue
+	fi
+
+	"$tools/hwpmc-control" -L >"$tmp/L" 2>&1
+	ok "$model: hwpmc-control -L shows CPU type $cputype and $class with $rows 48-bit rows" \
+		sh -c "grep -q '^CPU type $cputype,' '$tmp/L' && grep -q '^$class: $rows rows, 48-bit' '$tmp/L'"
+
+	"$tools/hwpmc-stat" -x, -e instructions -e cycles -e instructions:u -e instructions:k \
+		-- taskset -c 0 sh -c "echo 3000 > $adv; echo 'os 1000' > $adv" >"$tmp/s" 2>&1
+	rc=$?
+	sed 's/^/#   /' "$tmp/s"
+	ok "$model: hwpmc-stat exits 0" test $rc -eq 0
+	ok "$model: instructions and cycles count the 4,000 events driven, IPC 1.00" \
+		sh -c "grep -q '^4000,,instructions,.*,1.000,insn per cycle' '$tmp/s' && grep -q '^4000,,cycles,' '$tmp/s'"
+	ok "$model: instructions:u counts the 3,000 user-mode ones, :k the 1,000 kernel-mode ones" \
+		sh -c "grep -q '^3000,,instructions:u,' '$tmp/s' && grep -q '^1000,,instructions:k,' '$tmp/s'"
+
+	"$tools/hwpmc-record" -c 1000 -e instructions -o "$tmp/r.data" \
+		-- taskset -c 0 sh -c "echo 999 > $adv; echo 1 > $adv; echo 1000 > $adv" >"$tmp/rec" 2>&1
+	rc=$?
+	sed 's/^/#   /' "$tmp/rec"
+	ok "$model: hwpmc-record takes a sample at each period: 2 for 2,000 events" \
+		sh -c "[ $rc -eq 0 ] && grep -q ': 2 samples of instructions' '$tmp/rec'"
+	"$tools/hwpmc-report" -i "$tmp/r.data" >"$tmp/rep" 2>&1
+	sed -n '1,4p' "$tmp/rep" | sed 's/^/#   /'
+	ok "$model: hwpmc-report names the event as the user did (instructions)" \
+		grep -q '^# Event: instructions, every 1,000 events, 2 samples' "$tmp/rep"
+	"$tools/hwpmc-report" -i "$tmp/r.data" --dump >"$tmp/dump" 2>&1
+	ok "$model: the log names it by its codes ($class-event=0xc0,umask=0x0)" \
+		grep -q "PMCALLOCATE .*$class-event=0xc0,umask=0x0" "$tmp/dump"
+done
+finish
