@@ -29,11 +29,7 @@
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
 
-#include <libgen.h>
-#include <limits.h>
 #include <pthread.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
 
 #define MODEL_DIR	"/sys/kernel/debug/hwpmc-model"
 #define PARAM_MODEL	"/sys/module/hwpmc/parameters/pmu_model"
@@ -59,52 +55,6 @@
 #define SEL_EN		(1ULL << 22)
 
 /* --- the module ---------------------------------------------------------- */
-
-/* build/<release>/<sub>hwpmc.ko of the checkout this test was built in. */
-static int module_file(const char *sub, char *buf, size_t len)
-{
-	char exe[PATH_MAX];
-	struct utsname u;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n < 0 || uname(&u))
-		return ENOENT;
-	exe[n] = 0;
-	/* <top>/build/userland/selftests/hwmodel_test */
-	snprintf(buf, len, "%s/../../%s/%shwpmc.ko", dirname(exe), u.release,
-		 sub);
-	return access(buf, R_OK) ? errno : 0;
-}
-
-static int module_load(const char *sub, const char *params)
-{
-	char path[PATH_MAX];
-	int fd, err;
-
-	err = module_file(sub, path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	err = syscall(SYS_finit_module, fd, params, 0) ? errno : 0;
-	close(fd);
-	return err;
-}
-
-/* Unload hwpmc; ENOENT if it is not loaded.  Waits out late closes. */
-static int module_unload(void)
-{
-	int i, err = 0;
-
-	for (i = 0; i < 100; i++) {
-		err = syscall(SYS_delete_module, "hwpmc", O_NONBLOCK) ? errno : 0;
-		if (err != EWOULDBLOCK && err != EAGAIN && err != EBUSY)
-			break;
-		usleep(50000);
-	}
-	return err;
-}
 
 static int module_loaded(void)
 {
@@ -134,14 +84,14 @@ static int use_model(const char *model, char *why, size_t len)
 	if (!loaded_model(cur, sizeof(cur)) && !strcmp(cur, model) &&
 	    !access(MODEL_DIR "/advance", W_OK))
 		return 0;
-	err = module_unload();
+	err = hwpmc_module_unload_wait();
 	if (err && err != ENOENT) {
 		snprintf(why, len, "unloading hwpmc: %s (is /dev/hwpmc open?)",
 			 strerror(err));
 		return err;
 	}
 	snprintf(params, sizeof(params), "pmu_model=%s", model);
-	err = module_load("test/", params);
+	err = hwpmc_module_load("test/", params);
 	if (err) {
 		snprintf(why, len, "loading test/hwpmc.ko %s: %s", params,
 			 strerror(err));
@@ -163,10 +113,10 @@ static int restore_release(void)
 
 	if (module_loaded() && loaded_model(cur, sizeof(cur)) == ENOENT)
 		return 0;
-	err = module_unload();
+	err = hwpmc_module_unload_wait();
 	if (err && err != ENOENT)
 		return err;
-	return module_load("", "");
+	return hwpmc_module_load("", "");
 }
 
 static pid_t main_pid;

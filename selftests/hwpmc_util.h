@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,9 +18,68 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <linux/hwpmc.h>
 
 #define HWPMC_DEV "/dev/hwpmc"
+
+/* --- the module ---------------------------------------------------------- */
+
+/*
+ * build/<release>/<sub>hwpmc.ko of the checkout this test was built in
+ * (<top>/build/userland/selftests/<test>); @sub is "" (release) or "test/".
+ */
+static inline int hwpmc_module_file(const char *sub, char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	struct utsname u;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0 || uname(&u))
+		return ENOENT;
+	exe[n] = 0;
+	snprintf(buf, len, "%s/../../%s/%shwpmc.ko", dirname(exe), u.release,
+		 sub);
+	return access(buf, R_OK) ? errno : 0;
+}
+
+/* Load that module with @params: 0, or the errno finit_module gave. */
+static inline int hwpmc_module_load(const char *sub, const char *params)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	err = hwpmc_module_file(sub, path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = syscall(SYS_finit_module, fd, params, 0) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/* Unload hwpmc once: 0, EWOULDBLOCK while in use, ENOENT if not loaded. */
+static inline int hwpmc_module_unload(void)
+{
+	return syscall(SYS_delete_module, "hwpmc", O_NONBLOCK) ? errno : 0;
+}
+
+/* Unload hwpmc, waiting (up to 5 s) for late closes to let go. */
+static inline int hwpmc_module_unload_wait(void)
+{
+	int i, err = 0;
+
+	for (i = 0; i < 100; i++) {
+		err = hwpmc_module_unload();
+		if (err != EWOULDBLOCK && err != EAGAIN && err != EBUSY)
+			break;
+		usleep(50000);
+	}
+	return err;
+}
 
 /* Open /dev/hwpmc; -1 with errno on failure. */
 static inline int hwpmc_open(void)

@@ -11,38 +11,8 @@
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
 
-#include <libgen.h>
-#include <limits.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
 
 #define HOLD "/sys/kernel/debug/hwpmc-test/hold_perfctr"
-
-static int load(const char *flavor, const char *params)
-{
-	char exe[PATH_MAX], path[PATH_MAX + 64];
-	struct utsname u;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int fd, err = 0;
-
-	if (n < 0 || uname(&u))
-		return errno;
-	exe[n] = 0;
-	snprintf(path, sizeof(path), "%s/../../%s%s/hwpmc.ko", dirname(exe),
-		 u.release, flavor);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (syscall(SYS_finit_module, fd, params, 0))
-		err = errno;
-	close(fd);
-	return err;
-}
-
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "hwpmc", O_NONBLOCK) ? errno : 0;
-}
 
 /* Write "1"/"0" to the hold file; 0 or the errno. */
 static int hold(int on)
@@ -79,8 +49,8 @@ FIXTURE_VARIANT_ADD(model, amd) {
 
 FIXTURE_SETUP(model)
 {
-	ASSERT_EQ(0, unload()) TH_LOG("is /dev/hwpmc held open?");
-	ASSERT_EQ(0, load("/test", variant->params));
+	ASSERT_EQ(0, hwpmc_module_unload_wait()) TH_LOG("is /dev/hwpmc held open?");
+	ASSERT_EQ(0, hwpmc_module_load("test/", variant->params));
 	self->fd = hwpmc_open();
 	ASSERT_LE(0, self->fd);
 	self->class = variant->class;
@@ -90,8 +60,8 @@ FIXTURE_TEARDOWN(model)
 {
 	close(self->fd);
 	hold(0);
-	unload();
-	load("", "");	/* back to the release module, as the rig loaded it */
+	hwpmc_module_unload_wait();
+	hwpmc_module_load("", "");	/* back to the release module, as the rig loaded it */
 }
 
 static int alloc_hw(int fd, __u32 class, __u32 *id)

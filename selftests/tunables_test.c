@@ -9,48 +9,7 @@
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
 
-#include <libgen.h>
-#include <limits.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
-
-/* build/<release>/hwpmc.ko of the checkout this test was built in. */
-static int module_path(char *buf, size_t len)
-{
-	char exe[PATH_MAX];
-	struct utsname u;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n < 0 || uname(&u))
-		return -1;
-	exe[n] = 0;
-	/* <top>/build/userland/selftests/tunables_test */
-	snprintf(buf, len, "%s/../../%s/hwpmc.ko", dirname(exe), u.release);
-	return access(buf, R_OK);
-}
-
-/* Load with @params; returns 0 or the errno finit_module failed with. */
-static int load(const char *params)
-{
-	char path[PATH_MAX];
-	int fd, err = 0;
-
-	if (module_path(path, sizeof(path)))
-		return ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (syscall(SYS_finit_module, fd, params, 0))
-		err = errno;
-	close(fd);
-	return err;
-}
-
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "hwpmc", O_NONBLOCK) ? errno : 0;
-}
 
 /* Kernel log records written after @fd was opened and sought to the end. */
 static int kmsg_contains(int fd, const char *needle)
@@ -120,12 +79,12 @@ TEST(bad_values_fail_the_load_with_diagnostics)
 	unsigned int i;
 	int kmsg;
 
-	ASSERT_EQ(0, unload()) TH_LOG("is /dev/hwpmc held open?");
+	ASSERT_EQ(0, hwpmc_module_unload()) TH_LOG("is /dev/hwpmc held open?");
 	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 		ASSERT_LE(0, kmsg);
 		lseek(kmsg, 0, SEEK_END);
-		EXPECT_EQ(EINVAL, load(bad_cases[i].params))
+		EXPECT_EQ(EINVAL, hwpmc_module_load("", bad_cases[i].params))
 			TH_LOG("%s loaded", bad_cases[i].params);
 		EXPECT_TRUE(kmsg_contains(kmsg, bad_cases[i].message))
 			TH_LOG("no '%s' in the kernel log", bad_cases[i].message);
@@ -133,12 +92,12 @@ TEST(bad_values_fail_the_load_with_diagnostics)
 		EXPECT_EQ(-1, param("nsamples"));	/* not loaded */
 	}
 	/* Good non-default values load and show. */
-	ASSERT_EQ(0, load("nsamples=1024 callchaindepth=512 logbuffersize=4"));
+	ASSERT_EQ(0, hwpmc_module_load("", "nsamples=1024 callchaindepth=512 logbuffersize=4"));
 	EXPECT_EQ(1024, param("nsamples"));
 	EXPECT_EQ(512, param("callchaindepth"));
 	EXPECT_EQ(4, param("logbuffersize"));
-	ASSERT_EQ(0, unload());
-	ASSERT_EQ(0, load(""));
+	ASSERT_EQ(0, hwpmc_module_unload());
+	ASSERT_EQ(0, hwpmc_module_load("", ""));
 	EXPECT_EQ(256, param("nsamples"));
 }
 
@@ -147,7 +106,7 @@ TEST(unload_refused_while_open)
 	int fd = hwpmc_open();
 
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(EWOULDBLOCK, unload());
+	EXPECT_EQ(EWOULDBLOCK, hwpmc_module_unload());
 	close(fd);
 }
 
