@@ -109,14 +109,23 @@ static int hwpmc_check_tunables(void)
 		       hwpmc_hashsize);
 		return -EINVAL;
 	}
-	if (hwpmc_logbuffersize <= 0 ||
-	    hwpmc_logbuffersize > HWPMC_LOGBUFFERSIZE_MAX) {
+	if (hwpmc_logbuffersize <= 0) {
 		pr_err("tunable logbuffersize=%d must be greater than zero.\n",
 		       hwpmc_logbuffersize);
 		return -EINVAL;
 	}
-	if (hwpmc_nbuffers <= 0 || hwpmc_nbuffers > HWPMC_NBUFFERS_MAX) {
+	if (hwpmc_logbuffersize > HWPMC_LOGBUFFERSIZE_MAX) {
+		pr_err("tunable logbuffersize=%d out of range.\n",
+		       hwpmc_logbuffersize);
+		return -EINVAL;
+	}
+	if (hwpmc_nbuffers <= 0) {
 		pr_err("tunable nlogbuffers=%d must be greater than zero.\n",
+		       hwpmc_nbuffers);
+		return -EINVAL;
+	}
+	if (hwpmc_nbuffers > HWPMC_NBUFFERS_MAX) {
+		pr_err("tunable nlogbuffers=%d out of range.\n",
 		       hwpmc_nbuffers);
 		return -EINVAL;
 	}
