@@ -307,7 +307,12 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	}
 	if (err) {
 		idr_remove(&po->pmcs, id);
-		kfree(pm);
+		/*
+		 * The class may have published pm to its hooks (a system SOFT
+		 * sampler is in an RCU-read array until release): free it
+		 * only after the readers that may have seen it are gone.
+		 */
+		kfree_rcu(pm, rcu);
 		return err;
 	}
 	if (pm->mode == PMC_MODE_SS)
