@@ -123,7 +123,8 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	HWPMC_OP(GETCPUINFO, hwpmc_op_getcpuinfo, false),
 	HWPMC_OP(GETDRIVERSTATS, hwpmc_op_getdriverstats, false),
 	HWPMC_OP(GETMODULEVERSION, hwpmc_op_getmoduleversion, false),
-	HWPMC_OP(GETPMCINFO, hwpmc_op_getpmcinfo, true),
+	/* Takes hwpmc_sx itself, but not while it copies out. */
+	HWPMC_OP(GETPMCINFO, hwpmc_op_getpmcinfo, false),
 	HWPMC_OP(PMCADMIN, hwpmc_op_pmcadmin, true),
 	HWPMC_OP(PMCALLOCATE, hwpmc_op_pmcallocate, true),
 	HWPMC_OP(PMCATTACH, hwpmc_op_pmcattach, true),

@@ -2,7 +2,8 @@
 /*
  * hwpmc: PMC objects, rows and their dispositions, and the handlers of the
  * operations on PMCs.  Everything here runs in process context with
- * hwpmc_sx held (the ioctl dispatcher takes it).
+ * hwpmc_sx held (the ioctl dispatcher takes it), but for GETPMCINFO, which
+ * takes it itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -691,6 +692,7 @@ static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
 	struct hwpmc_row *row = &hwpmc_rows[r];
 	struct hwpmc_pmc *pm = row->sys[cpu];
 
+	lockdep_assert_held(&hwpmc_sx);
 	snprintf(pi->pm_name, sizeof(pi->pm_name), "%s-%u", cls->ops->name,
 		 r - cls->firstrow);
 	pi->pm_class = cls->ops->class;
@@ -715,6 +717,11 @@ static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
 		pi->pm_state = PMC_STATE_FREE;
 }
 
+/*
+ * GETPMCINFO runs without hwpmc_sx (see hwpmc_ioctl.c): the rows are read
+ * into a kernel buffer under it, and copied out after it is dropped, so a
+ * user buffer that faults slowly (userfaultfd, FUSE) stalls nobody else.
+ */
 int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a)
 {
 	struct pmc_info *info;
@@ -725,23 +732,29 @@ int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a)
 		return -EINVAL;
 	if (a->pm_cpu >= nr_cpu_ids)
 		return -EINVAL;
-	if (!cpu_online(a->pm_cpu))
-		return -ENXIO;
-	if (!a->pm_info) {
+	if (!a->pm_info || a->pm_npmc < n) {
+		mutex_lock(&hwpmc_sx);
+		err = cpu_online(a->pm_cpu) ? 0 : -ENXIO;
+		mutex_unlock(&hwpmc_sx);
+		if (err)
+			return err;
+		err = a->pm_info ? -E2BIG : 0;
 		a->pm_npmc = n;
-		return 0;
-	}
-	if (a->pm_npmc < n) {
-		a->pm_npmc = n;
-		return -E2BIG;
+		return err;
 	}
 	info = kvcalloc(n, sizeof(*info), GFP_KERNEL);
 	if (!info)
 		return -ENOMEM;
-	for (r = 0; r < n; r++)
-		hwpmc_fill_info(&info[r], r, a->pm_cpu);
-	if (copy_to_user(u64_to_user_ptr(a->pm_info), info,
-			 n * sizeof(*info)))
+	mutex_lock(&hwpmc_sx);
+	if (cpu_online(a->pm_cpu)) {
+		for (r = 0; r < n; r++)
+			hwpmc_fill_info(&info[r], r, a->pm_cpu);
+	} else {
+		err = -ENXIO;
+	}
+	mutex_unlock(&hwpmc_sx);
+	if (!err && copy_to_user(u64_to_user_ptr(a->pm_info), info,
+				 n * sizeof(*info)))
 		err = -EFAULT;
 	kvfree(info);
 	a->pm_npmc = n;
