@@ -224,6 +224,7 @@ int hwpmc_proc_init(void);
 void hwpmc_proc_fini(void);
 struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig);
 int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv);
+int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task);
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
 void hwpmc_detach_all(struct hwpmc_pmc *pm);
 bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
@@ -231,7 +232,6 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child);
 void hwpmc_proc_exit(struct task_struct *task);
 void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm);
 const char *hwpmc_exec_path(struct linux_binprm *bprm);
-int hwpmc_can_attach(struct task_struct *task, bool *priv);
 
 /* The most rows of all classes together. */
 #define HWPMC_MAX_ROWS		64
@@ -258,8 +258,6 @@ int hwpmc_op_getcaps(struct hwpmc_owner *po, struct pmc_op_caps *a);
 int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a);
 int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a);
 int hwpmc_op_pmcadmin(struct hwpmc_owner *po, struct pmc_op_pmcadmin *a);
-void hwpmc_rows_cpu_online(unsigned int cpu);
-void hwpmc_rows_cpu_offline(unsigned int cpu);
 void hwpmc_signal_pid(struct pid *pid, int sig);
 
 /* hwpmc_log.c: the log file. */

@@ -8,6 +8,13 @@
  *                    log writer and so never hold hwpmc_sx while waiting
  *   hwpmc_sx         mutex: configuration; held by every ioctl that looks
  *                    at or changes owners, PMCs, rows or targets
+ *   exec_update_lock rw_semaphore of the target's signal_struct, read:
+ *                    PMCATTACH checks permission and links under it, so
+ *                    that the target cannot exec a set-id program in
+ *                    between; exec holds it for writing but never takes
+ *                    hwpmc_sx.  The descendant walk only tries it under
+ *                    RCU, and waits for one with no other lock but
+ *                    hwpmc_sx.  Never two of them at a time.
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings
  *   hwpmc_proc_lock  spinlock: the process hash and target lists; also

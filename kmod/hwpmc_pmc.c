@@ -604,7 +604,6 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 {
 	struct task_struct *task;
 	struct hwpmc_pmc *pm;
-	bool priv;
 	int err;
 
 	pm = hwpmc_find_op(po, a->pm_pmcid, HWPMC_RESERVED_ZERO(a->pm_reserved),
@@ -619,9 +618,7 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 	err = hwpmc_target_task(a->pm_pid, &task);
 	if (err)
 		return err;
-	err = hwpmc_can_attach(task, &priv);
-	if (!err)
-		err = hwpmc_attach(pm, task, priv);
+	err = hwpmc_attach_checked(pm, task);
 	if (!err)
 		hwpmc_log_attach(pm, task);
 	put_task_struct(task);

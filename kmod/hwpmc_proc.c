@@ -135,10 +135,21 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	struct hwpmc_target *pt;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
+	/* Count the process before looking at whether it is dying... */
+	atomic_inc(&hwpmc_nprocs);
+	/*
+	 * ...with a full barrier, paired with hwpmc_proc_exit(): the exit
+	 * decrements signal->live (a full barrier too) before the hook reads
+	 * hwpmc_nprocs, so either the hook sees this count and looks the
+	 * process up under hwpmc_proc_lock, after this link, or this sees
+	 * the process dying.
+	 */
+	smp_mb__after_atomic();
 	if (hwpmc_task_dying(task))
-		return -ESRCH;
+		goto uncount;
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {
+		atomic_dec(&hwpmc_nprocs);	/* counted already */
 		list_for_each_entry(pt, &pp->targets, pp_node) {
 			if (pt->pm == pm)
 				return -EEXIST;
@@ -152,7 +163,6 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 		pp->pid = get_pid(task_tgid(task));
 		INIT_LIST_HEAD(&pp->targets);
 		hlist_add_head_rcu(&pp->hnode, hwpmc_proc_bucket(pp->sig));
-		atomic_inc(&hwpmc_nprocs);
 	}
 	pt = *newpt;
 	*newpt = NULL;
@@ -167,6 +177,10 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	pm->pflags |= HWPMC_PF_ATTACHED_ONCE;
 	pm->pflags &= ~HWPMC_PF_DETACHED_ALL;
 	return 0;
+
+uncount:
+	atomic_dec(&hwpmc_nprocs);
+	return -ESRCH;
 }
 
 /* Link with atomic allocations (hooks, RCU sections); lock held. */
@@ -311,19 +325,39 @@ static bool hwpmc_may_debug(struct task_struct *task)
 }
 
 /*
- * Attach @pm to @task's process and, with PMC_F_DESCENDANTS, to every
- * current descendant.  The target is linked first, so a fork racing with
- * the walk is caught either by the walk or by the fork hook.
+ * May the caller attach a PMC to @task?  hwpmc(4): a non-jailed super-user
+ * may attach to anything; others only to what they could debug, and only
+ * to themselves when kernel.hwpmc.unprivileged_proc_debug is 0.  "Could
+ * debug" is the ptrace credential rule: the caller's real uid and gid equal
+ * the target's real, effective and saved ids, and the target is dumpable.
+ * *priv tells whether the caller is privileged (and so keeps the target
+ * across a set-id exec).
  */
-int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv)
+static int hwpmc_can_attach(struct task_struct *task, bool *priv)
+{
+	bool ok;
+
+	*priv = false;
+	if (same_thread_group(task, current))
+		return 0;
+	if (hwpmc_caller_privileged()) {
+		*priv = true;
+		return 0;
+	}
+	rcu_read_lock();
+	ok = hwpmc_may_debug(task);
+	rcu_read_unlock();
+	return ok ? 0 : -EPERM;
+}
+
+/* Link @pm to @task's process alone (process context). */
+static int hwpmc_attach_one(struct hwpmc_pmc *pm, struct task_struct *task,
+			    bool priv)
 {
 	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
 	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
-	struct task_struct *p;
 	int err = -ENOMEM;
-	bool anyone;
 
-	lockdep_assert_held(&hwpmc_sx);
 	if (pp && pt) {
 		spin_lock(&hwpmc_proc_lock);
 		err = hwpmc_link(pm, task, priv, &pp, &pt);
@@ -331,28 +365,127 @@ int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv)
 	}
 	kfree(pp);
 	kfree(pt);
-	if (err || !(pm->flags & PMC_F_DESCENDANTS))
-		return err;
+	return err;
+}
 
-	/*
-	 * Each current descendant only if the caller could attach to it
-	 * directly: attaching to a process does not open its children of
-	 * other users (a set-uid program under a user's shell).
-	 */
-	anyone = priv || hwpmc_caller_privileged();
+/*
+ * A descendant the caller may only watch as its debugger, in the middle
+ * of an exec: wait for the exec, check and link it.  Called without RCU.
+ */
+static void hwpmc_attach_descendant_slow(struct hwpmc_pmc *pm,
+					 struct task_struct *p)
+{
+	if (down_read_killable(&p->signal->exec_update_lock))
+		return;		/* the caller is being killed */
 	rcu_read_lock();
-	for_each_process(p) {
-		if (same_thread_group(p, task) || !hwpmc_is_descendant(p, task))
-			continue;
-		if (!anyone && !hwpmc_may_debug(p))
-			continue;
+	if (hwpmc_may_debug(p)) {
 		spin_lock(&hwpmc_proc_lock);
-		/* A descendant already attached or busy keeps what it has. */
-		hwpmc_link_atomic(pm, p, priv);
+		hwpmc_link_atomic(pm, p, false);
 		spin_unlock(&hwpmc_proc_lock);
 	}
 	rcu_read_unlock();
-	return 0;
+	up_read(&p->signal->exec_update_lock);
+}
+
+/*
+ * Attach @pm to every current descendant of @task's process that the
+ * caller could attach to directly: attaching to a process does not open
+ * its children of other users (a set-uid program under a user's shell).
+ * @task's process is linked already, so a fork racing with the walk is
+ * caught either by the walk or by the fork hook.
+ *
+ * As for the process itself (hwpmc_attach_checked()), a descendant the
+ * caller may only debug is checked and linked under its exec_update_lock,
+ * so that it cannot exec a set-id program in between (the exec hook would
+ * not yet see the target to drop it).  The walk runs under RCU, so it only
+ * tries the lock; a descendant in the middle of an exec is waited for out
+ * of RCU, and the walk starts again (those linked already are skipped).
+ */
+static void hwpmc_attach_descendants(struct hwpmc_pmc *pm,
+				     struct task_struct *task, bool priv)
+{
+	bool anyone = priv || hwpmc_caller_privileged();
+	struct task_struct *p, *wait;
+
+again:
+	wait = NULL;
+	rcu_read_lock();
+	for_each_process(p) {
+		struct rw_semaphore *lock = &p->signal->exec_update_lock;
+
+		if (same_thread_group(p, task) || !hwpmc_is_descendant(p, task))
+			continue;
+		if (anyone) {
+			spin_lock(&hwpmc_proc_lock);
+			/* One already attached or busy keeps what it has. */
+			hwpmc_link_atomic(pm, p, priv);
+			spin_unlock(&hwpmc_proc_lock);
+			continue;
+		}
+		if (hwpmc_target_find(p, pm))
+			continue;
+		if (!down_read_trylock(lock)) {
+			get_task_struct(p);
+			wait = p;
+			break;
+		}
+		if (hwpmc_may_debug(p)) {
+			spin_lock(&hwpmc_proc_lock);
+			hwpmc_link_atomic(pm, p, false);
+			spin_unlock(&hwpmc_proc_lock);
+		}
+		up_read(lock);
+	}
+	rcu_read_unlock();
+	if (wait) {
+		hwpmc_attach_descendant_slow(pm, wait);
+		put_task_struct(wait);
+		if (!fatal_signal_pending(current))
+			goto again;
+	}
+}
+
+/*
+ * Attach @pm to @task's process and, with PMC_F_DESCENDANTS, to every
+ * current descendant.  For the owner's own process (PMCSTART of a PMC
+ * never attached) or a caller already allowed: no permission check.
+ */
+int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv)
+{
+	int err;
+
+	lockdep_assert_held(&hwpmc_sx);
+	err = hwpmc_attach_one(pm, task, priv);
+	if (!err && (pm->flags & PMC_F_DESCENDANTS))
+		hwpmc_attach_descendants(pm, task, priv);
+	return err;
+}
+
+/*
+ * PMCATTACH: check that the caller may attach to @task (see
+ * hwpmc_can_attach()) and attach.  The check and the link happen under
+ * @task's exec_update_lock, as perf_event_open() and ptrace do: an exec
+ * changes credentials and dumpability under it for writing, and its hook
+ * only runs afterwards.  So either the exec comes first and the check sees
+ * the set-id process, or the link comes first and the exec hook drops it.
+ * Lock order: hwpmc_sx, exec_update_lock, hwpmc_proc_lock.
+ */
+int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task)
+{
+	bool priv;
+	int err;
+
+	lockdep_assert_held(&hwpmc_sx);
+	err = down_read_interruptible(&task->signal->exec_update_lock);
+	if (err)
+		return err;
+	err = hwpmc_can_attach(task, &priv);
+	if (!err)
+		err = hwpmc_attach_one(pm, task, priv);
+	up_read(&task->signal->exec_update_lock);
+	if (!err && (pm->flags & PMC_F_DESCENDANTS))
+		hwpmc_attach_descendants(pm, task, priv);
+	return err;
 }
 
 static struct hwpmc_target *hwpmc_target_of(struct hwpmc_process *pp,
@@ -429,13 +562,42 @@ bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm)
 }
 
 /*
+ * One PROCFORK per owner of the new process @cpp's targets.  An owner is
+ * logged at its first target in the list; the list is short (one target
+ * per row), so the quadratic walk needs no storage.  hwpmc_proc_lock held.
+ */
+static void hwpmc_log_fork(struct hwpmc_process *cpp,
+			   struct task_struct *parent,
+			   struct task_struct *child)
+{
+	struct hwpmc_target *pt, *prev;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	list_for_each_entry(pt, &cpp->targets, pp_node) {
+		bool seen = false;
+
+		list_for_each_entry(prev, &cpp->targets, pp_node) {
+			if (prev == pt)
+				break;
+			if (prev->pm->po == pt->pm->po) {
+				seen = true;
+				break;
+			}
+		}
+		if (!seen)
+			hwpmc_log_procfork(pt->pm->po, task_tgid_nr(parent),
+					   task_tgid_nr(child));
+	}
+}
+
+/*
  * Fork hook (tracepoint context: preemption off, may not sleep).  A new
  * process inherits every PMC_F_DESCENDANTS target of its parent; its own
  * count starts from zero.
  */
 void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 {
-	struct hwpmc_process *pp;
+	struct hwpmc_process *pp, *cpp;
 	struct hwpmc_target *pt;
 
 	if (child->signal == parent->signal)
@@ -449,27 +611,15 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 	/* Re-find under the lock: the process may have gone meanwhile. */
 	pp = hwpmc_proc_find(parent->signal);
 	if (pp) {
-		struct hwpmc_owner *logged[8];
-		unsigned int i, nlogged = 0;
-
 		list_for_each_entry(pt, &pp->targets, pp_node) {
-			struct hwpmc_owner *po = pt->pm->po;
-
 			if (!(pt->pm->flags & PMC_F_DESCENDANTS) ||
 			    READ_ONCE(pt->pm->state) == PMC_STATE_DELETED)
 				continue;
-			if (hwpmc_link_atomic(pt->pm, child, pt->priv))
-				continue;
-			/* One PROCFORK per owner. */
-			for (i = 0; i < nlogged && logged[i] != po; i++)
-				;
-			if (i < nlogged)
-				continue;
-			if (nlogged < ARRAY_SIZE(logged))
-				logged[nlogged++] = po;
-			hwpmc_log_procfork(po, task_tgid_nr(parent),
-					   task_tgid_nr(child));
+			hwpmc_link_atomic(pt->pm, child, pt->priv);
 		}
+		cpp = hwpmc_proc_find(child->signal);
+		if (cpp)
+			hwpmc_log_fork(cpp, parent, child);
 	}
 	spin_unlock(&hwpmc_proc_lock);
 }
@@ -503,9 +653,21 @@ void hwpmc_proc_exit(struct task_struct *task)
 	struct pid *notify[HWPMC_MAX_ROWS];
 	unsigned int i, nnotify = 0;
 
-	rcu_read_lock();
+	/*
+	 * Pairs with hwpmc_link(): signal->live reached zero (a full
+	 * barrier) before this reads the count, and a link that saw the
+	 * process alive counted it first.  With any process monitored, look
+	 * under the lock, so that a link that raced with this exit is
+	 * either seen here or refused there (an unlocked look could miss a
+	 * process about to be published, which would then outlive its
+	 * signal_struct).
+	 */
+	smp_mb();
+	if (!atomic_read(&hwpmc_nprocs))
+		return;
+	spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
-	rcu_read_unlock();
+	spin_unlock(&hwpmc_proc_lock);
 	if (!pp)
 		return;
 	/* Count what the last thread did up to here. */
@@ -565,30 +727,4 @@ void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm)
 		}
 	}
 	spin_unlock(&hwpmc_proc_lock);
-}
-
-/*
- * May the caller attach a PMC to @task?  hwpmc(4): a non-jailed super-user
- * may attach to anything; others only to what they could debug, and only
- * to themselves when kernel.hwpmc.unprivileged_proc_debug is 0.  "Could
- * debug" is the ptrace credential rule: the caller's real uid and gid equal
- * the target's real, effective and saved ids, and the target is dumpable.
- * *priv tells whether the caller is privileged (and so keeps the target
- * across a set-id exec).
- */
-int hwpmc_can_attach(struct task_struct *task, bool *priv)
-{
-	bool ok;
-
-	*priv = false;
-	if (same_thread_group(task, current))
-		return 0;
-	if (hwpmc_caller_privileged()) {
-		*priv = true;
-		return 0;
-	}
-	rcu_read_lock();
-	ok = hwpmc_may_debug(task);
-	rcu_read_unlock();
-	return ok ? 0 : -EPERM;
 }
