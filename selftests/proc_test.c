@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
+#include "hwpmc_log_util.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -1102,15 +1103,65 @@ TEST_F(proc, descendants_existing_at_attach)
  * descendants its counts accumulate into the parent's PMC.  A child that
  * started from its parent's count would add that count a second time.
  */
+/* PROCFORK and PROCEXIT records of a log, for forked_child_starts_from_zero. */
+struct fork_tally {
+	__u32 pmcid, parent;
+	int nfork, nchild_exit, nparent_exit;
+	__u32 kids[2];
+	__u64 child_exit[2], parent_exit;
+};
+
+static int fork_tally_fn(const struct pmclog_header *h, void *arg)
+{
+	struct fork_tally *t = arg;
+	const struct pmclog_procfork *f = (const void *)h;
+	const struct pmclog_procexit *x = (const void *)h;
+	int i;
+
+	if (h->pl_type == PMCLOG_TYPE_PROCFORK && f->pl_ppid == t->parent) {
+		if (t->nfork < 2)
+			t->kids[t->nfork] = f->pl_pid;
+		t->nfork++;
+	}
+	if (h->pl_type != PMCLOG_TYPE_PROCEXIT || x->pl_pmcid != t->pmcid)
+		return 0;
+	if (x->pl_pid == t->parent) {
+		t->nparent_exit++;
+		t->parent_exit = x->pl_value;
+		return 0;
+	}
+	for (i = 0; i < 2 && i < t->nfork; i++)
+		if (x->pl_pid == t->kids[i]) {
+			t->child_exit[i] = x->pl_value;
+			t->nchild_exit++;
+		}
+	return 0;
+}
+
+#define FORK_LOG "/tmp/hwpmc-proc-fork-test.log"
+
+/*
+ * NetBSD pmc(9): a forked child's count starts from zero.  The PMC's own
+ * value only grows, so what each process counted is read from its
+ * PMC_F_LOG_PROCEXIT record: a child that inherited its parent's count
+ * would report the parent's 20000 calls.
+ */
 TEST_F(proc, forked_child_starts_from_zero)
 {
+	struct fork_tally ft = { 0 };
 	struct hwpmc_child t;
+	__u64 v0, v, kids;
+	size_t len;
+	char *buf;
 	__u32 id;
-	__u64 v0, v;
+	int logfd, i;
 
+	logfd = open(FORK_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, logfd);
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, logfd));
 	ASSERT_EQ(0, puppet_start(&t));
 	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SYSCALL_ENTER,
-				   PMC_F_DESCENDANTS, &id));
+				   PMC_F_DESCENDANTS | PMC_F_LOG_PROCEXIT, &id));
 	ASSERT_EQ(0, hwpmc_attach(self->fd, id, t.pid));
 	ASSERT_EQ(0, hwpmc_start(self->fd, id));
 	ASSERT_EQ(0, puppet_cmd(&t, P_BURN, 0, 20000));
@@ -1125,6 +1176,32 @@ TEST_F(proc, forked_child_starts_from_zero)
 	EXPECT_LE(v0 + 20, v);
 	EXPECT_GE(v0 + 20 + SLACK, v);
 	EXPECT_EQ(0, puppet_stop(&t));
+	ASSERT_EQ(0, hwpmc_flushlog(self->fd));
+	ft.pmcid = id;
+	ft.parent = t.pid;
+	buf = hwpmc_slurp(FORK_LOG, &len);
+	ASSERT_NE(NULL, buf);
+	EXPECT_LT(0, hwpmc_for_each_record(buf, len, fork_tally_fn, &ft));
+	free(buf);
+	close(logfd);
+	unlink(FORK_LOG);
+	ASSERT_EQ(2, ft.nfork);
+	ASSERT_EQ(2, ft.nchild_exit);
+	ASSERT_EQ(1, ft.nparent_exit);
+	kids = 0;
+	for (i = 0; i < 2; i++) {
+		TH_LOG("child %u: PROCEXIT %llu", ft.kids[i],
+		       (unsigned long long)ft.child_exit[i]);
+		/* Its own 10 calls and its exit: nothing of its parent. */
+		EXPECT_LE(10, ft.child_exit[i]);
+		EXPECT_GE(10 + SLACK, ft.child_exit[i]);
+		kids += ft.child_exit[i];
+	}
+	TH_LOG("parent %u: PROCEXIT %llu", ft.parent,
+	       (unsigned long long)ft.parent_exit);
+	EXPECT_LE(20000, ft.parent_exit);
+	/* The PMC is the sum of what its processes counted. */
+	EXPECT_EQ(v, ft.parent_exit + kids);
 }
 
 /* A target forking in a loop: every child's calls reach the PMC. */
