@@ -155,6 +155,24 @@ static int tree_target(struct hwpmc_child *me, void *arg)
 	return 0;
 }
 
+/* A counter of /proc/stat or /proc/vmstat ("ctxt ", "pgfault "); -1 if none. */
+static long long proc_counter(const char *path, const char *key)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			v = strtoll(line + strlen(key), NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 struct reader {
 	int fd;
 	__u32 id[4];
@@ -245,7 +263,9 @@ TEST_F_TIMEOUT(stress, thousand_descendants, 240)
 	struct reader rd = { .fd = self->fd, .n = 4 };
 	struct hwpmc_child t;
 	pthread_t th;
-	__u64 ready, nproc, v[4];
+	__u64 ready, nproc, v[4], t0, t1;
+	long long ctxt0, ctxt1, pgf0, pgf1;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int i;
 
 	ASSERT_NE(NULL, ta.sh);
@@ -258,6 +278,10 @@ TEST_F_TIMEOUT(stress, thousand_descendants, 240)
 		ASSERT_EQ(0, hwpmc_start(self->fd, rd.id[i]));
 	}
 	ASSERT_EQ(0, pthread_create(&th, NULL, reader_main, &rd));
+	/* Started above: what the system did from here bounds the counts. */
+	ctxt0 = proc_counter("/proc/stat", "ctxt ");
+	pgf0 = proc_counter("/proc/vmstat", "pgfault ");
+	t0 = hwpmc_clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, hwpmc_send_u64(&t, 1));
 	ASSERT_EQ(0, hwpmc_recv_u64(&t, &nproc));
 	atomic_store(&rd.stop, 1);
@@ -266,6 +290,11 @@ TEST_F_TIMEOUT(stress, thousand_descendants, 240)
 		ASSERT_EQ(0, hwpmc_stop(self->fd, rd.id[i]));
 		ASSERT_EQ(0, hwpmc_read(self->fd, rd.id[i], &v[i]));
 	}
+	t1 = hwpmc_clock_ns(CLOCK_MONOTONIC);
+	ctxt1 = proc_counter("/proc/stat", "ctxt ");
+	pgf1 = proc_counter("/proc/vmstat", "pgfault ");
+	ASSERT_LE(0, ctxt0);
+	ASSERT_LE(0, pgf0);
 	TH_LOG("%llu descendants: SYSCALL.ENTER %llu SCHED.SWITCH %llu "
 	       "CLOCK.PROF %.1f ms PAGE_FAULT.ALL %llu; %ld concurrent reads",
 	       (unsigned long long)nproc, (unsigned long long)v[0],
@@ -277,10 +306,23 @@ TEST_F_TIMEOUT(stress, thousand_descendants, 240)
 	EXPECT_EQ(0, rd.backwards);
 	/* Every descendant's calls were counted, and they are kept. */
 	EXPECT_LE(nproc * LEAF_CALLS, v[0]);
+	/*
+	 * ...once: each process adds its fork (in its parent), wait and exit
+	 * to its LEAF_CALLS, a handful; a process counted twice adds 20.
+	 */
+	EXPECT_GE(nproc * (LEAF_CALLS + 8) + 64, v[0]);
 	EXPECT_LT(0, v[1]);
+	/* No more switches than the whole system made meanwhile. */
+	EXPECT_GE(ctxt1 - ctxt0, (long long)v[1])
+		TH_LOG("system: %lld switches", ctxt1 - ctxt0);
 	EXPECT_LT(0, v[2]);
+	/* No more CPU time than every CPU for the whole run (+ a tick). */
+	EXPECT_GE((t1 - t0 + 10000000ULL) * ncpu, v[2])
+		TH_LOG("%.1f ms x %ld CPUs", (t1 - t0) / 1e6, ncpu);
 	/* A forked child writes to its copied stack at least once. */
 	EXPECT_LE(nproc, v[3]);
+	EXPECT_GE(pgf1 - pgf0, (long long)v[3])
+		TH_LOG("system: %lld page faults", pgf1 - pgf0);
 	ASSERT_EQ(0, hwpmc_send_u64(&t, 0));
 	EXPECT_EQ(0, hwpmc_child_wait(&t));
 	for (i = 0; i < 4; i++)
