@@ -883,6 +883,49 @@ TEST_F(proc, no_sigio_without_handler)
 
 /* --------------------------------------------- start, detach, errors */
 
+/*
+ * PMCRW: PMC_F_NEWVALUE alone stores the value and returns nothing else;
+ * with PMC_F_OLDVALUE it also returns the value it replaced.  Counting
+ * then goes on from what was stored.
+ */
+TEST_F(proc, rw_newvalue_oldvalue)
+{
+	struct pmc_op_pmcrw rw = { .pm_flags = PMC_F_NEWVALUE,
+				   .pm_value = 1000 };
+	__u32 id;
+	__u64 v;
+
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SYSCALL_ENTER, 0, &id));
+	rw.pm_pmcid = id;
+	ASSERT_EQ(0, hwpmc_ioctl_err(self->fd, HWPMC_IOC_PMCRW, &rw));
+	EXPECT_EQ(1000, rw.pm_value);	/* not the old 0 */
+	EXPECT_EQ(1000, READ_PMC(self->fd, id));
+	rw.pm_flags = PMC_F_NEWVALUE | PMC_F_OLDVALUE;
+	rw.pm_value = 5;
+	ASSERT_EQ(0, hwpmc_ioctl_err(self->fd, HWPMC_IOC_PMCRW, &rw));
+	EXPECT_EQ(1000, rw.pm_value);	/* the old value */
+	EXPECT_EQ(5, READ_PMC(self->fd, id));
+	/* OLDVALUE alone reads without changing. */
+	rw.pm_flags = PMC_F_OLDVALUE;
+	rw.pm_value = 77;
+	ASSERT_EQ(0, hwpmc_ioctl_err(self->fd, HWPMC_IOC_PMCRW, &rw));
+	EXPECT_EQ(5, rw.pm_value);
+	EXPECT_EQ(5, READ_PMC(self->fd, id));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	hwpmc_burn_syscalls(1000);
+	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
+	v = READ_PMC(self->fd, id);
+	EXPECT_LE(5 + 1000, v);
+	EXPECT_GE(5 + 1000 + 8, v);
+	/* Running: a new value is refused and the count is kept. */
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	rw.pm_flags = PMC_F_NEWVALUE | PMC_F_OLDVALUE;
+	rw.pm_value = 1;
+	EXPECT_EQ(EBUSY, hwpmc_ioctl_err(self->fd, HWPMC_IOC_PMCRW, &rw));
+	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
+	EXPECT_LE(v, READ_PMC(self->fd, id));
+}
+
 /* hwpmc(4): PMCSTART on a never-attached PMC attaches it to its owner. */
 TEST_F(proc, start_attaches_to_owner)
 {
