@@ -9,8 +9,13 @@
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
 
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <x86intrin.h>
@@ -405,6 +410,89 @@ TEST_F(sys, hotplug_while_counting)
 		EXPECT_GT(a1, b1);	/* ticking again */
 	}
 	unpin();
+}
+
+struct pmcinfo_call {
+	int fd;
+	void *buf;
+	__u32 n;
+	int err;
+};
+
+static void *pmcinfo_thread(void *arg)
+{
+	struct pmcinfo_call *c = arg;
+
+	c->err = hwpmc_pmcinfo(c->fd, 0, c->buf, &c->n);
+	return NULL;
+}
+
+/*
+ * GETPMCINFO copies its rows out without the configuration lock: while
+ * its copy-out waits on a page that userfaultfd holds back, another
+ * owner can still allocate a PMC.
+ */
+TEST_F(sys, pmcinfo_slow_copyout_blocks_nobody)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = 4 * page;
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_zeropage zp = { 0 };
+	struct pmcinfo_call c = { .fd = self->fd };
+	struct pollfd pfd = { .events = POLLIN };
+	struct uffd_msg msg;
+	pthread_t th;
+	pid_t child;
+	int uffd, status, i, done = 0;
+
+	ASSERT_GE(len, MAXROWS * sizeof(struct pmc_info));
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	c.buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, c.buf);
+	reg.range.start = (uintptr_t)c.buf;
+	reg.range.len = len;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	c.n = len / sizeof(struct pmc_info);
+	ASSERT_EQ(0, pthread_create(&th, NULL, pmcinfo_thread, &c));
+	/* The copy-out faults and waits. */
+	pfd.fd = uffd;
+	ASSERT_EQ(1, poll(&pfd, 1, 10000));
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	EXPECT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	/* Meanwhile another owner configures: it must not wait. */
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		int fd = hwpmc_open();
+		__u32 id;
+
+		_exit(fd < 0 || hwpmc_soft_tc(fd, PMC_SOFT_SYSCALL_ENTER, 0,
+					      &id) ? 1 : 0);
+	}
+	for (i = 0; i < 500 && !done; i++) {
+		if (waitpid(child, &status, WNOHANG) == child)
+			done = 1;
+		else
+			usleep(10000);
+	}
+	EXPECT_TRUE(done) TH_LOG("PMCALLOCATE waited for GETPMCINFO's copy-out");
+	/* Let the copy-out go on. */
+	zp.range.start = (uintptr_t)c.buf;
+	zp.range.len = len;
+	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	pthread_join(th, NULL);
+	if (!done)
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(0, c.err);
+	EXPECT_LT(0, c.n);
+	EXPECT_NE(0, ((struct pmc_info *)c.buf)[0].pm_name[0]);
+	close(uffd);
+	munmap(c.buf, len);
 }
 
 TEST_HARNESS_MAIN
