@@ -340,10 +340,15 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 #ifdef HWPMC_TESTING
 int hwpmc_testing_init(void);
 void hwpmc_testing_fini(void);
+void hwpmc_test_attach_window(void);
 #else
 static inline int hwpmc_testing_init(void)
 {
 	return 0;
+}
+
+static inline void hwpmc_test_attach_window(void)
+{
 }
 
 static inline void hwpmc_testing_fini(void)

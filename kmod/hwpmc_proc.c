@@ -480,8 +480,10 @@ int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task)
 	if (err)
 		return err;
 	err = hwpmc_can_attach(task, &priv);
-	if (!err)
+	if (!err) {
+		hwpmc_test_attach_window();	/* test flavor only */
 		err = hwpmc_attach_one(pm, task, priv);
+	}
 	up_read(&task->signal->exec_update_lock);
 	if (!err && (pm->flags & PMC_F_DESCENDANTS))
 		hwpmc_attach_descendants(pm, task, priv);

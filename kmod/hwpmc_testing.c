@@ -4,6 +4,9 @@
  * (HWPMC_TESTING=y), never into a release module.
  *
  *  test_warn=1           WARN once at load (proves the rig's log check)
+ *  test_attach_delay_ms  sleep this long in PMCATTACH between the
+ *                        permission check and the link (exec_test races
+ *                        a set-id exec into that window)
  *  debugfs hwpmc-test/hold_perfctr
  *                        write 1: take counter 0 through the kernel's
  *                        reservation protocol, as perf (or the NMI
@@ -16,6 +19,7 @@
 #include <linux/bug.h>
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
+#include <linux/delay.h>
 #include <asm/nmi.h>
 
 #include "hwpmc.h"
@@ -24,6 +28,19 @@
 static bool test_warn;
 module_param(test_warn, bool, 0444);
 MODULE_PARM_DESC(test_warn, "Test only: WARN once at load, to prove the rig's kernel-log check");
+
+static unsigned int test_attach_delay_ms;
+module_param(test_attach_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_attach_delay_ms, "Test only: PMCATTACH sleeps this long between its permission check and the link");
+
+/* PMCATTACH, between its permission check and the link (process context). */
+void hwpmc_test_attach_window(void)
+{
+	unsigned int ms = READ_ONCE(test_attach_delay_ms);
+
+	if (ms)
+		msleep(ms);
+}
 
 static struct dentry *hwpmc_test_dir;
 static bool hwpmc_test_holding;
