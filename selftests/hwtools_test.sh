@@ -57,6 +57,13 @@ for model in intel amd; do
 		ok "$model: hold_perfctr takes the counters as perf would" false
 	fi
 
+	# libhwpmc's pmc_read() with RDPMC on the model's counters.
+	"$BIN/libhwpmc/tests/libhwpmc_model_tests" >"$tmp/m" 2>&1
+	rc=$?
+	grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|Expected|Which is' "$tmp/m" | sed 's/^/#   /'
+	ok "$model: pmc_read() uses RDPMC once granted, 64-bit past the 48-bit counter, the ioctl once revoked" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^\[  PASSED  \] 2 tests' '$tmp/m' && ! grep -q SKIPPED '$tmp/m'"
+
 	"$tools/hwpmc-stat" -x, -e instructions -e cycles -e instructions:u -e instructions:k \
 		-- taskset -c 0 sh -c "echo 3000 > $adv; echo 'os 1000' > $adv" >"$tmp/s" 2>&1
 	rc=$?
