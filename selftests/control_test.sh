@@ -32,7 +32,7 @@ t_class_rows() {
 	while read -r cls n; do
 		[ "$(awk -v c="$cls" '/^CPU 0/{f=1;next} /^CPU/{f=0} f && $3 == c' "$tmp/l" | wc -l)" -eq "$n" ] ||
 			{ echo "class $cls: not $n rows"; return 1; }
-	done < <(sed -n 's/^\([A-Z0-9]*\): \([0-9]*\) rows\{0,1\},.*/\1 \2/p' "$tmp/L")
+	done <<<"$(sed -n 's/^\([A-Z0-9]*\): \([0-9]*\) rows\{0,1\},.*/\1 \2/p' "$tmp/L")"
 }
 ok "-l shows on CPU 0 each class's rows as -L counts them" t_class_rows
 ok "-l shows no SOFT or TSC row as unavailable" sh -c "! grep -E ' (SOFT|TSC) .*UNAVAILABLE' '$tmp/l'"
@@ -51,8 +51,9 @@ ok "-d disables a row on one CPU" "$ctl" -c 0 -d 5
 ok "-l shows it disabled on CPU 0 only" \
 	sh -c "awk '/^CPU 0/{f=1;next} /^CPU/{f=0} f' '$tmp/l3' | grep -qE '^  5 +SOFT-4 +SOFT +NO +STANDALONE +DISABLED'"
 if [ "$ncpu" -gt 1 ]; then
+	# (The row's disposition, STANDALONE, is the row's on every CPU.)
 	ok "-l shows it still enabled and free on CPU 1" \
-		sh -c "awk '/^CPU 1/{f=1;next} /^CPU/{f=0} f' '$tmp/l3' | grep -qE '^  5 +SOFT-4 +SOFT +yes +FREE +FREE '"
+		sh -c "awk '/^CPU 1/{f=1;next} /^CPU/{f=0} f' '$tmp/l3' | grep -qE '^  5 +SOFT-4 +SOFT +yes +STANDALONE +FREE '"
 else
 	skip "-d on CPU 0 leaves CPU 1 enabled" "one CPU"
 fi

@@ -315,7 +315,12 @@ int pmc_writelog(uint32_t _udata);
  * pmc_write(), pmc_rw() or pmc_set() gave the full count.  That first read
  * is the ioctl's; the next ones extend each RDPMC reading to 64 bits with
  * the previous count: exact provided that fewer than 2^(width-1) events
- * (2^47: hours at GHz rates) happen between two reads.  RDPMC reads the
+ * (2^47: hours at GHz rates) happen between two reads.  The kernel folds
+ * the counter into its own count only when it reads it (the ioctl) or the
+ * thread is switched out, modulo 2^width too: a thread that counts 2^width
+ * events or more between two such folds leaves the kernel's count (what
+ * the ioctl reads after a stop or a detach) short by multiples of 2^width,
+ * while the RDPMC reads, frequent enough, are not.  RDPMC reads the
  * counter of the calling thread's CPU, which holds the count of that thread
  * and of the threads switched out before it was switched in: exact for a
  * single-threaded owner; in a multi-threaded one it lacks what the other
