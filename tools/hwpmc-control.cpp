@@ -28,7 +28,8 @@ void usage(FILE *out) {
                  "\n"
                  "  -L           list the PMC classes of this machine and their events\n"
                  "  -l           list every row of every online CPU: its disposition\n"
-                 "               (FREE, THREAD, STANDALONE), state, mode and owner\n"
+                 "               (FREE, THREAD, STANDALONE), state (UNAVAILABLE: held\n"
+                 "               by perf), mode, owner and event\n"
                  "  -s           print the driver's statistics\n"
                  "  -c CPU       apply the following -e/-d to CPU only (default: all)\n"
                  "  -e ROW       enable row ROW ('*': every row) (needs root)\n"
@@ -89,20 +90,33 @@ int list_rows() {
             hwpmc_tools::explain(prog, "GETPMCINFO", errno);
             return 1;
         }
-        std::printf("CPU %d\n  %-4s %-10s %-6s %-8s %-11s %-10s %-16s %s\n", cpu, "ROW", "NAME",
-                    "CLASS", "ENABLED", "DISP", "STATE", "MODE", "OWNER");
+        std::printf("CPU %d\n  %-4s %-10s %-6s %-8s %-11s %-11s %-16s %-8s %s\n", cpu, "ROW",
+                    "NAME", "CLASS", "ENABLED", "DISP", "STATE", "MODE", "OWNER", "EVENT");
         for (uint32_t r = 0; r < pi->pm_npmc; r++) {
             const struct pmc_info &p = pi->pm_pmcs[r];
-            const char *mode = p.pm_mode <= PMC_MODE_MAX
-                                   ? pmc_name_of_mode(static_cast<enum pmc_mode>(p.pm_mode))
-                                   : "-";
+            const auto cls = static_cast<enum pmc_class>(p.pm_class);
+            const bool allocated = p.pm_mode <= PMC_MODE_MAX;
+            const char *mode =
+                allocated ? pmc_name_of_mode(static_cast<enum pmc_mode>(p.pm_mode)) : "-";
             std::string owner = p.pm_ownerpid < 0 ? "-" : std::to_string(p.pm_ownerpid);
-            std::printf("  %-4u %-10s %-6s %-8s %-11s %-10s %-16s %s\n", r, p.pm_name,
-                        pmc_name_of_class(static_cast<enum pmc_class>(p.pm_class)),
-                        p.pm_enabled ? "yes" : "NO",
-                        pmc_name_of_disposition(static_cast<enum pmc_disp>(p.pm_rowdisp)),
-                        pmc_name_of_state(static_cast<enum pmc_state>(p.pm_state)), mode,
-                        owner.c_str());
+            // A row another PMU user (perf) holds: hwpmc cannot allocate
+            // it now (EBUSY), whatever its own state says.
+            const char *state = p.pm_unavailable
+                                    ? "UNAVAILABLE"
+                                    : pmc_name_of_state(static_cast<enum pmc_state>(p.pm_state));
+            std::string event = "-";
+            if (allocated) {
+                const char *n = pmc_name_of_event(PMC_EV_MAKE(cls, p.pm_event));
+                char code[32];
+                std::snprintf(code, sizeof(code), "event=%#x", p.pm_event);
+                event = n ? n : code;
+            }
+            if (p.pm_unavailable)
+                event += " (held by perf)";
+            std::printf("  %-4u %-10s %-6s %-8s %-11s %-11s %-16s %-8s %s\n", r, p.pm_name,
+                        pmc_name_of_class(cls), p.pm_enabled ? "yes" : "NO",
+                        pmc_name_of_disposition(static_cast<enum pmc_disp>(p.pm_rowdisp)), state,
+                        mode, owner.c_str(), event.c_str());
         }
         std::printf("\n");
         std::free(pi);

@@ -174,7 +174,9 @@ struct view {
         return true;
     }
 
-    void draw(double elapsed, double interval, const std::string &what) {
+    // False once stdout is a pipe nobody reads (SIGPIPE is ignored while a
+    // command runs): the view ends quietly, as when its iterations are done.
+    bool draw(double elapsed, double interval, const std::string &what) {
         size_t rows = terminal_rows();
         text_options t;
         t.by_children = false;
@@ -195,11 +197,12 @@ struct view {
         std::printf("\n");
         if (prof.total())
             print_profile(stdout, prof, res, t);
-        std::fflush(stdout);
+        const bool closed = std::fflush(stdout) != 0 && errno == EPIPE;
         if (!o.cumulative) {
             prof.clear();
             samples.clear();
         }
+        return !closed;
     }
 
     static std::string fmt(double v) {
@@ -313,8 +316,10 @@ int run(options &o) {
                 break;
             }
             t = monotonic_seconds();
-            v.draw(t - t0, t - last, what);
+            const bool reader = v.draw(t - t0, t - last, what);
             last = t;
+            if (!reader)
+                break;
             while (next <= t)
                 next += o.delay;
             if (o.iterations && ++iterations >= o.iterations)

@@ -26,6 +26,10 @@ int pmc_allocate(const char *ctrspec, enum pmc_mode mode, uint32_t flags, int cp
     {
         std::lock_guard lock(capi().classes_lock);
         capi().classes[a.id] = a.cls;
+        rdpmc_state r;
+        r.counting = mode == PMC_MODE_TC;
+        r.width = capi().info.width_of(a.cls);
+        capi().rdpmc[a.id] = r;
     }
     *pmcid = a.id;
     return 0;
@@ -37,6 +41,7 @@ int pmc_release(pmc_id_t pmc) {
         return -1;
     std::lock_guard lock(capi().classes_lock);
     capi().classes.erase(pmc);
+    capi().rdpmc.erase(pmc);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <unistd.h>
 
 using namespace hwpmc::detail;
 
@@ -24,6 +25,24 @@ unsigned int clamp_uint(uint64_t v) {
                                                         : static_cast<unsigned int>(v);
 }
 
+// Apply `f` to what the library knows of `pmc`'s RDPMC, if anything.
+template <typename F>
+void with_rdpmc(pmc_id_t pmc, F f) {
+    std::lock_guard lock(capi().classes_lock);
+    const auto it = capi().rdpmc.find(pmc);
+    if (it != capi().rdpmc.end())
+        f(it->second);
+}
+
+// Run `op` on the session fd, and on success `then` on `pmc`'s RDPMC state.
+template <typename F, typename G>
+int with_fd_then(pmc_id_t pmc, F op, G then) {
+    const int rc = with_fd(op);
+    if (rc == 0)
+        with_rdpmc(pmc, then);
+    return rc;
+}
+
 } // namespace
 
 extern "C" {
@@ -33,27 +52,57 @@ int pmc_attach(pmc_id_t pmc, pid_t pid) {
 }
 
 int pmc_detach(pmc_id_t pmc, pid_t pid) {
-    return with_fd([&](int fd) { return op_detach(fd, pmc, pid); });
+    // Detached from its owner, it no longer qualifies: the kernel revokes
+    // user-mode RDPMC.
+    const bool self = pid == static_cast<pid_t>(PMC_PID_SELF) || pid == ::getpid();
+    return with_fd_then(
+        pmc, [&](int fd) { return op_detach(fd, pmc, pid); },
+        [&](rdpmc_state &r) {
+            if (self)
+                r.revoke();
+        });
 }
 
 int pmc_start(pmc_id_t pmc) {
-    return with_fd([&](int fd) { return op_start(fd, pmc); });
+    return with_fd_then(
+        pmc, [&](int fd) { return op_start(fd, pmc); }, [](rdpmc_state &r) { r.started(); });
 }
 
 int pmc_stop(pmc_id_t pmc) {
-    return with_fd([&](int fd) { return op_stop(fd, pmc); });
+    return with_fd_then(
+        pmc, [&](int fd) { return op_stop(fd, pmc); }, [](rdpmc_state &r) { r.stopped(); });
 }
 
+// RDPMC where pmc_get_msr() granted it and it gives the count (see
+// <hwpmc/pmc.h>), the PMCRW ioctl otherwise.
 int pmc_read(pmc_id_t pmc, pmc_value_t *value) {
     if (value == nullptr) {
         errno = EINVAL;
         return -1;
     }
-    return with_fd([&](int fd) { return op_rw(fd, pmc, PMC_F_OLDVALUE, value); });
+    const int fd = capi_fd();
+    if (fd < 0)
+        return -1;
+    {
+        std::lock_guard lock(capi().classes_lock);
+        const auto it = capi().rdpmc.find(pmc);
+        if (it != capi().rdpmc.end() && it->second.usable()) {
+            *value = it->second.extend(rdpmc_reader()(it->second.index));
+            return 0;
+        }
+    }
+    pmc_value_t v = 0;
+    if (op_rw(fd, pmc, PMC_F_OLDVALUE, &v) < 0)
+        return -1;
+    with_rdpmc(pmc, [&](rdpmc_state &r) { r.read_by_ioctl(v); });
+    *value = v;
+    return 0;
 }
 
 int pmc_write(pmc_id_t pmc, pmc_value_t value) {
-    return with_fd([&](int fd) { return op_rw(fd, pmc, PMC_F_NEWVALUE, &value); });
+    return with_fd_then(
+        pmc, [&](int fd) { return op_rw(fd, pmc, PMC_F_NEWVALUE, &value); },
+        [](rdpmc_state &r) { r.forget(); });
 }
 
 int pmc_rw(pmc_id_t pmc, pmc_value_t newvalue, pmc_value_t *oldvalue) {
@@ -61,17 +110,22 @@ int pmc_rw(pmc_id_t pmc, pmc_value_t newvalue, pmc_value_t *oldvalue) {
         errno = EINVAL;
         return -1;
     }
-    return with_fd([&](int fd) {
-        pmc_value_t v = newvalue;
-        if (op_rw(fd, pmc, PMC_F_NEWVALUE | PMC_F_OLDVALUE, &v) < 0)
-            return -1;
-        *oldvalue = v;
-        return 0;
-    });
+    return with_fd_then(
+        pmc,
+        [&](int fd) {
+            pmc_value_t v = newvalue;
+            if (op_rw(fd, pmc, PMC_F_NEWVALUE | PMC_F_OLDVALUE, &v) < 0)
+                return -1;
+            *oldvalue = v;
+            return 0;
+        },
+        [](rdpmc_state &r) { r.forget(); });
 }
 
 int pmc_set(pmc_id_t pmc, pmc_value_t value) {
-    return with_fd([&](int fd) { return op_setcount(fd, pmc, value); });
+    return with_fd_then(
+        pmc, [&](int fd) { return op_setcount(fd, pmc, value); },
+        [](rdpmc_state &r) { r.forget(); });
 }
 
 int pmc_get_msr(pmc_id_t pmc, uint32_t *msr) {
@@ -79,7 +133,16 @@ int pmc_get_msr(pmc_id_t pmc, uint32_t *msr) {
         errno = EINVAL;
         return -1;
     }
-    return with_fd([&](int fd) { return op_getmsr(fd, pmc, msr); });
+    uint32_t idx = 0;
+    return with_fd_then(
+        pmc,
+        [&](int fd) {
+            if (op_getmsr(fd, pmc, &idx) < 0)
+                return -1;
+            *msr = idx;
+            return 0;
+        },
+        [&](rdpmc_state &r) { r.grant(idx); });
 }
 
 int pmc_capabilities(pmc_id_t pmc, uint32_t *caps) {

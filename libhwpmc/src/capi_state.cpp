@@ -27,6 +27,7 @@ void capi_reset() {
     s.info = session_info{};
     std::lock_guard classes(s.classes_lock);
     s.classes.clear();
+    s.rdpmc.clear();
 }
 
 std::string &capi_errmsg() {

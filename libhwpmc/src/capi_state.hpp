@@ -2,6 +2,7 @@
 // The C API's process-wide state: pmc(3) has one implicit session.
 #pragma once
 
+#include "rdpmc.hpp"
 #include "session.hpp"
 
 #include <hwpmc/pmc.h>
@@ -21,6 +22,8 @@ struct capi_state {
     // The class of each PMC allocated through pmc_allocate() (pmc_width()).
     std::mutex classes_lock;
     std::unordered_map<pmc_id_t, enum pmc_class> classes;
+    // Their user-mode RDPMC (pmc_get_msr(), pmc_read()), same lock.
+    std::unordered_map<pmc_id_t, rdpmc_state> rdpmc;
 };
 
 capi_state &capi();

@@ -66,9 +66,15 @@ int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode m
         errno = EINVAL;
         return -1;
     }
+    // -1 is PMC_CPU_ANY (an int holding 0xffffffff); other negatives are
+    // no CPU at all.
+    if (cpu < 0 && static_cast<uint32_t>(cpu) != PMC_CPU_ANY) {
+        errno = EINVAL;
+        return -1;
+    }
     const event_encoding &enc = *parsed.encoding;
     pmc_op_pmcallocate a{};
-    a.pm_cpu = cpu < 0 ? PMC_CPU_ANY : static_cast<uint32_t>(cpu);
+    a.pm_cpu = static_cast<uint32_t>(cpu);
     a.pm_class = enc.cls;
     a.pm_event = enc.event;
     a.pm_mode = mode;

@@ -223,6 +223,8 @@ int fake_kernel::ioctl(unsigned long request, void *arg) {
             return fail(EINVAL);
         if (!pmcs.count(a->pm_pmcid))
             return fail(EINVAL);
+        if (getmsr_errno)
+            return fail(getmsr_errno);
         a->pm_msr = 0x40000000 + a->pm_pmcid;
         return 0;
     }

@@ -37,6 +37,7 @@ public:
     std::vector<std::pair<std::string, uint32_t>> soft = {
         {"CLOCK.HARD", 0}, {"CLOCK.PROF", 1}, {"PAGE_FAULT.ALL", 2}, {"SYSCALL.ENTER", 7}};
     uint32_t grow_rows_once = 0; // GETPMCINFO: grow the rows once (E2BIG)
+    int getmsr_errno = 0;        // PMCGETMSR fails with it (not qualifying: EINVAL)
 
     // State.
     std::map<uint32_t, fake_pmc> pmcs;

@@ -115,6 +115,18 @@ TEST_F(CApi, AllocateSamplingAsksForInterrupts) {
     EXPECT_EQ(a.pm_caps, static_cast<uint32_t>(PMC_CAP_READ | PMC_CAP_INTERRUPT));
 }
 
+TEST_F(CApi, OnlyMinusOneMeansAnyCpu) {
+    init();
+    EXPECT_EQ(k.pmcs[allocate("clock.prof", PMC_MODE_TC, -1)].alloc.pm_cpu, PMC_CPU_ANY);
+    for (int cpu : {-2, INT_MIN}) {
+        pmc_id_t id = PMC_ID_INVALID;
+        errno = 0;
+        EXPECT_EQ(pmc_allocate("clock.prof", PMC_MODE_SC, 0, cpu, &id, 0), -1) << cpu;
+        EXPECT_EQ(errno, EINVAL) << cpu;
+    }
+    EXPECT_EQ(k.pmcs.size(), 1u);
+}
+
 TEST_F(CApi, BadSpecifierIsEINVALWithMessage) {
     init();
     pmc_id_t id = 0;

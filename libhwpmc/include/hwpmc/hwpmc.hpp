@@ -42,7 +42,8 @@ namespace hwpmc {
 
 namespace detail {
 struct session;
-}
+struct rdpmc_state;
+} // namespace detail
 
 // A bad event specifier (error code EINVAL).
 class spec_error : public std::system_error {
@@ -115,14 +116,16 @@ public:
     void detach(pid_t pid = PMC_PID_SELF); // PMCDETACH
     void start();                          // PMCSTART
     void stop();                           // PMCSTOP
-    uint64_t read() const;                 // PMCRW, old value
-    void write(uint64_t value);            // PMCRW, new value
-    uint64_t exchange(uint64_t value);     // PMCRW, both: returns the old value
-    void set_count(uint64_t count);        // PMCSETCOUNT (sampling period)
-    uint32_t capabilities() const;         // GETCAPS
-    uint32_t width() const;                // the class's counter width
-    uint32_t msr() const;                  // PMCGETMSR: the RDPMC index
-    void release();                        // PMCRELEASE now, reporting errors
+    // The count: with RDPMC once msr() granted it, else PMCRW (as
+    // pmc_read(); <hwpmc/pmc.h> says when RDPMC is used and what it gives).
+    uint64_t read() const;
+    void write(uint64_t value);        // PMCRW, new value
+    uint64_t exchange(uint64_t value); // PMCRW, both: returns the old value
+    void set_count(uint64_t count);    // PMCSETCOUNT (sampling period)
+    uint32_t capabilities() const;     // GETCAPS
+    uint32_t width() const;            // the class's counter width
+    uint32_t msr() const;              // PMCGETMSR: the RDPMC index (grants RDPMC)
+    void release();                    // PMCRELEASE now, reporting errors
 
 private:
     friend class device;
@@ -136,6 +139,7 @@ private:
     enum pmc_class class_ = PMC_CLASS_TSC;
     enum pmc_mode mode_ = PMC_MODE_TC;
     bool started_ = false;
+    std::unique_ptr<detail::rdpmc_state> rdpmc_; // read()'s RDPMC
 };
 
 // The records of a log file, validated as pmclog_read() does (see

@@ -296,6 +296,41 @@ int pmc_width(pmc_id_t _pmc, uint32_t *_width);
 int pmc_write(pmc_id_t _pmc, pmc_value_t _value);
 int pmc_writelog(uint32_t _udata);
 
+/*
+ * RDPMC.  pmc_get_msr() asks the kernel for a PMC's RDPMC index
+ * (PMCGETMSR).  For a process-scope PMC of a hardware class (IAP, IAF, K8)
+ * attached to its owner only, without PMC_F_DESCENDANTS, the kernel also
+ * lets the owner's process execute RDPMC on it, until the PMC is detached
+ * from the owner or released; it then refuses to attach it to any other
+ * process (EPERM).  Such a counting (PMC_MODE_TC) PMC's counter holds its
+ * count modulo 2^width (pmc_width(): 48 bits) and raises no interrupt, as
+ * on FreeBSD: RDPMC reads those low bits only, while the kernel (PMCRW)
+ * still gives all 64.
+ *
+ * pmc_read() (and hwpmc::pmc::read()) uses RDPMC instead of the ioctl when
+ * all of this holds: pmc_get_msr() succeeded for the PMC in this process
+ * (not in a parent before fork(2)), it is a counting PMC the library
+ * allocated, it was started with pmc_start() and neither stopped nor
+ * detached from its owner since, and a read since the start or the last
+ * pmc_write(), pmc_rw() or pmc_set() gave the full count.  That first read
+ * is the ioctl's; the next ones extend each RDPMC reading to 64 bits with
+ * the previous count: exact provided that fewer than 2^(width-1) events
+ * (2^47: hours at GHz rates) happen between two reads.  The kernel folds
+ * the counter into its own count only when it reads it (the ioctl) or the
+ * thread is switched out, modulo 2^width too: a thread that counts 2^width
+ * events or more between two such folds leaves the kernel's count (what
+ * the ioctl reads after a stop or a detach) short by multiples of 2^width,
+ * while the RDPMC reads, frequent enough, are not.  RDPMC reads the
+ * counter of the calling thread's CPU, which holds the count of that thread
+ * and of the threads switched out before it was switched in: exact for a
+ * single-threaded owner; in a multi-threaded one it lacks what the other
+ * threads counted meanwhile (the count stays monotonic: a reading behind
+ * the previous count gives the previous count).  The library follows the
+ * grant through its own calls only: a PMCDETACH or PMCRELEASE ioctl made
+ * behind its back revokes it unseen, and RDPMC then raises SIGSEGV.
+ * pmc_read() never uses RDPMC on other architectures.
+ */
+
 int pmc_ncpu(void);
 int pmc_npmc(int _cpu);
 int pmc_cpuinfo(const struct pmc_cpuinfo **_cpu_info);
