@@ -355,9 +355,10 @@ static void hwpmc_log_destroy(struct hwpmc_log *log, long timeout)
 	raw_spin_lock_irqsave(&log->lock, flags);
 	log->stopped = true;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
+	/* No new kick now: the one in flight still wakes the writer. */
+	irq_work_sync(&log->kick);
 	kthread_stop(log->writer);
 	put_task_struct(log->writer);
-	irq_work_sync(&log->kick);
 	/* Whatever the writer did not take goes back unwritten. */
 	list_for_each_entry_safe(b, tmp, &log->full, node) {
 		list_del(&b->node);
