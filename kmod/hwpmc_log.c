@@ -200,29 +200,37 @@ void hwpmc_log_count_drop(struct hwpmc_log *log)
 /*
  * Write a DROPNOTIFY if anything was dropped since the last one: samples
  * that found a full ring (counted in the owner) and records that found no
- * buffer (counted in the log).
+ * buffer (counted in the log).  The counters are read and zeroed under the
+ * lock that holds the record's reservation, so concurrent callers (the
+ * drainer, FLUSHLOG, log removal) never report the same drops twice and
+ * none is lost: taken = logged + dropped.
  */
 void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 {
 	struct pmclog_dropnotify *r;
 	unsigned long flags;
-	u64 s, n, ring = atomic64_xchg(&po->ring_drops, 0);
+	u64 ring = atomic64_xchg(&po->ring_drops, 0);
+	bool none;
 
 	raw_spin_lock_irqsave(&log->lock, flags);
 	log->drop_samples += ring;
-	s = log->drop_samples;
-	n = log->drop_records;
+	none = !log->drop_samples && !log->drop_records;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
-	if (!s && !n)
+	if (none)
 		return;
+	/* A failed reservation leaves the counters for the next one. */
 	r = hwpmc_log_reserve(log, PMCLOG_TYPE_DROPNOTIFY, sizeof(*r), &flags);
 	if (!r)
 		return;
-	/* Only what this record reports is taken off the counters. */
-	r->pl_samples = s;
-	r->pl_records = n;
-	log->drop_samples -= s;
-	log->drop_records -= n;
+	if (!log->drop_samples && !log->drop_records) {
+		/* Another caller reported them: give the record back. */
+		log->cur->used -= sizeof(*r);
+	} else {
+		r->pl_samples = log->drop_samples;
+		r->pl_records = log->drop_records;
+		log->drop_samples = 0;
+		log->drop_records = 0;
+	}
 	hwpmc_log_commit(log, flags);
 }
 
