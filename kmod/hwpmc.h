@@ -269,6 +269,7 @@ int hwpmc_op_closelog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a);
 void hwpmc_log_owner_release(struct hwpmc_owner *po);
+bool hwpmc_is_device_file(const struct file *file);
 void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 			unsigned long *flags);
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags);

@@ -424,6 +424,16 @@ static int hwpmc_log_configure(struct hwpmc_owner *po, int fd)
 		fput(file);
 		return -EBADF;
 	}
+	/*
+	 * A log on /dev/hwpmc would hold an owner's file, maybe its own:
+	 * that owner's last close would never come, leaking its PMCs and
+	 * this log.  A file the writer cannot write is no log either.
+	 */
+	if (hwpmc_is_device_file(file) ||
+	    (!file->f_op->write && !file->f_op->write_iter)) {
+		fput(file);
+		return -EINVAL;
+	}
 	log = kzalloc(sizeof(*log), GFP_KERNEL);
 	if (!log) {
 		fput(file);

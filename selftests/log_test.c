@@ -10,6 +10,10 @@
 #include "hwpmc_log_util.h"
 
 #include <signal.h>
+#include <dirent.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -194,6 +198,40 @@ TEST_F(log, configure_errors)
 	/* And again: a log can be configured after the last one went. */
 	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
 	close(ro);
+}
+
+/*
+ * A log on /dev/hwpmc itself would keep an owner open for ever (its PMCs,
+ * the writer and the buffers with it): the caller's own open and another
+ * owner's are refused.
+ */
+TEST_F(log, configure_rejects_device_fd)
+{
+	int other = hwpmc_open();
+
+	ASSERT_LE(0, other);
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, self->fd));
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, other));
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(other, self->fd));
+	/* Nothing was configured. */
+	EXPECT_EQ(EINVAL, hwpmc_flushlog(self->fd));
+	EXPECT_EQ(EINVAL, hwpmc_flushlog(other));
+	/* A real log still works afterwards. */
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
+	EXPECT_EQ(0, hwpmc_closelog(self->fd));
+	close(other);
+}
+
+/* Open for writing, but with no write operation: no log either. */
+TEST_F(log, configure_rejects_unwritable_file)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	ASSERT_LE(0, ep);
+	/* epoll files are opened read-write: not EBADF, but EINVAL. */
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, ep));
+	EXPECT_EQ(EINVAL, hwpmc_flushlog(self->fd));
+	close(ep);
 }
 
 TEST_F(log, logging_pmcs_start_only_with_a_log)
