@@ -147,6 +147,7 @@ struct hwpmc_owner {
 	unsigned int npmcs;
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
+	bool log_closing;		/* log being removed; hwpmc_sx */
 	atomic64_t ring_drops;		/* samples lost to full rings */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
@@ -290,6 +291,13 @@ void hwpmc_log_procexec_id(struct hwpmc_owner *po, u32 pmcid, pid_t pid,
 static inline bool hwpmc_has_log(struct hwpmc_owner *po)
 {
 	return !!rcu_access_pointer(po->log);
+}
+
+/* May a PMC that needs a log start?  hwpmc_sx held. */
+static inline bool hwpmc_log_usable(struct hwpmc_owner *po)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	return hwpmc_has_log(po) && !po->log_closing;
 }
 
 /* hwpmc_pmc.c, for the log. */

@@ -492,6 +492,8 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 	int err;
 
 	mutex_lock(&hwpmc_sx);
+	/* PMCSTART of a PMC that needs the log fails from now on. */
+	po->log_closing = true;
 	hwpmc_stop_log_pmcs(po);
 	mutex_unlock(&hwpmc_sx);
 	/* Samplers that still see those PMCs running finish first. */
@@ -499,13 +501,17 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 	hwpmc_samples_drain();
 	hwpmc_log_dropnotify(po, log);
 	if (closelog) {
+		/* CLOSELOG is the last record: the log stops with it. */
 		r = hwpmc_log_reserve(log, PMCLOG_TYPE_CLOSELOG, sizeof(*r),
 				      &flags);
-		if (r)
-			hwpmc_log_commit(log, flags);
+		if (!r)
+			raw_spin_lock_irqsave(&log->lock, flags);
+		log->stopped = true;
+		hwpmc_log_commit(log, flags);
 	}
 	mutex_lock(&hwpmc_sx);
 	RCU_INIT_POINTER(po->log, NULL);
+	po->log_closing = false;
 	mutex_unlock(&hwpmc_sx);
 	/* Hooks that still see the log finish before it is drained. */
 	synchronize_rcu();

@@ -248,6 +248,80 @@ TEST_F(log, logging_pmcs_start_only_with_a_log)
 	EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, id));
 }
 
+struct starter {
+	int fd;
+	__u32 id;
+	volatile int stop;
+};
+
+static void *keep_starting(void *arg)
+{
+	struct starter *st = arg;
+
+	while (!st->stop)
+		hwpmc_start(st->fd, st->id);
+	return NULL;
+}
+
+/*
+ * CLOSELOG while another thread of the owner keeps starting a PMC that
+ * needs the log, and a monitored descendant keeps forking: once CLOSELOG
+ * returns the PMC is stopped for good (EDOOFUS, its count frozen), and
+ * CLOSELOG is the last record of the log.
+ */
+TEST_F(log, closelog_races_start_and_fork)
+{
+	struct starter st = { .fd = self->fd };
+	struct summary s;
+	pthread_t thr;
+	int go, i, status;
+	pid_t child;
+
+	child = hwpmc_fork_gated(&go);
+	ASSERT_LE(0, child);
+	if (!child) {
+		for (;;) {
+			pid_t p = fork();
+
+			if (!p)
+				_exit(0);
+			if (p > 0)
+				waitpid(p, NULL, 0);
+		}
+	}
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH,
+				   PMC_F_DESCENDANTS | PMC_F_LOG_PROCEXIT,
+				   &st.id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, st.id, child));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, keep_starting, &st));
+	for (i = 0; i < 20; i++) {
+		__u64 v1, v2;
+		int logfd = open(LOGPATH, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+		ASSERT_LE(0, logfd);
+		ASSERT_EQ(0, hwpmc_configure_log(self->fd, logfd));
+		close(logfd);
+		usleep(20000);
+		ASSERT_EQ(0, hwpmc_closelog(self->fd));
+		EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, st.id));
+		ASSERT_EQ(0, hwpmc_read(self->fd, st.id, &v1));
+		usleep(30000);
+		ASSERT_EQ(0, hwpmc_read(self->fd, st.id, &v2));
+		EXPECT_EQ(v1, v2) TH_LOG("round %d: still running", i);
+		ASSERT_LT(0, summarize_file(LOGPATH, &s));
+		EXPECT_EQ(PMCLOG_TYPE_CLOSELOG, s.last_type)
+			TH_LOG("round %d: record %d after CLOSELOG", i,
+			       s.last_type);
+		EXPECT_EQ(1, s.count[PMCLOG_TYPE_CLOSELOG]);
+	}
+	st.stop = 1;
+	pthread_join(thr, NULL);
+	close(go);
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+}
+
 /* Separate owners have separate logs. */
 TEST_F(log, owners_have_their_own_log)
 {
