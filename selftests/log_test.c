@@ -408,10 +408,86 @@ TEST_F(log, full_filesystem_is_enospc)
 	rmdir(dir);
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Read @fd until EOF: 0, or -1 if it did not come within @ms. */
+static int read_to_eof(int fd, int ms)
+{
+	long long end = now_ms() + ms;
+	static char buf[65536];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (now_ms() < end) {
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (!n)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+	return -1;
+}
+
+/* Is a kernel thread named @comm (as /proc shows it) alive? */
+static bool thread_exists(const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return true;
+	while (!found && (e = readdir(d))) {
+		char path[300], name[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f)) {
+			name[strcspn(name, "\n")] = 0;
+			found = !strcmp(name, comm);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/* 0 once no writer thread of owner @pid is left, -1 after @ms. */
+static int wait_no_writer(pid_t pid, int ms)
+{
+	long long end = now_ms() + ms;
+	char comm[64];
+
+	/* comm holds 15 characters: "hwpmc-log/" and the pid, truncated. */
+	snprintf(comm, sizeof(comm), "hwpmc-log/%d", pid);
+	comm[15] = 0;
+	while (thread_exists(comm)) {
+		if (now_ms() >= end)
+			return -1;
+		usleep(20000);
+	}
+	return 0;
+}
+
 /*
  * An owner killed while its log is active (and its pipe is full with
- * nobody reading): the writer ends, the module can be unloaded (the rig
- * checks that at the end), and nothing hangs.
+ * nobody reading): the writer ends and drops its reference to the pipe,
+ * the module can be unloaded (the rig checks that at the end), and nothing
+ * hangs.
  */
 TEST(owner_killed_with_stalled_pipe)
 {
@@ -437,13 +513,21 @@ TEST(owner_killed_with_stalled_pipe)
 				hwpmc_flushlog(fd);	/* blocks for ever */
 		}
 	}
+	close(p[1]);
+	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	usleep(300000);
 	ASSERT_EQ(0, kill(child, SIGKILL));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
+	/*
+	 * Only the module holds the write end now: once the writer has
+	 * ended and dropped its file, the pipe reads to EOF.
+	 */
+	EXPECT_EQ(0, read_to_eof(p[0], 30000));
+	EXPECT_EQ(0, wait_no_writer(child, 5000));
 	close(p[0]);
-	close(p[1]);
+	close(ready[0]);
 }
 
 /* A socket works as a log too. */
