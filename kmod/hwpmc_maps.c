@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched.h>
@@ -249,6 +250,11 @@ struct hwpmc_maps_work {
 	unsigned long addr;		/* 0: the whole address space */
 };
 
+/*
+ * The work holds a reference on the module (hwpmc_maps_queue()): the
+ * task may run it long after the hooks are gone, so the module text must
+ * stay until it has.
+ */
 static void hwpmc_maps_work_fn(struct callback_head *cb)
 {
 	struct hwpmc_maps_work *w = container_of(cb, struct hwpmc_maps_work,
@@ -257,6 +263,8 @@ static void hwpmc_maps_work_fn(struct callback_head *cb)
 	if (current->mm)
 		hwpmc_maps_log_mm(NULL, current, current->mm, w->addr);
 	kfree(w);
+	/* Last, so that it is a tail call: nothing of ours runs after it. */
+	module_put(THIS_MODULE);
 }
 
 /* Queue a mapping scan for current (tracepoint context). */
@@ -271,10 +279,18 @@ static void hwpmc_maps_queue(unsigned long addr)
 		atomic64_inc(&hwpmc_stats.alloc_failed);
 		return;
 	}
+	/* A module on its way out queues nothing more. */
+	if (!try_module_get(THIS_MODULE)) {
+		kfree(w);
+		return;
+	}
 	w->addr = addr;
 	init_task_work(&w->cb, hwpmc_maps_work_fn);
-	if (task_work_add(current, &w->cb, TWA_RESUME))
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		/* The task is exiting: the work will never run. */
 		kfree(w);
+		module_put(THIS_MODULE);
+	}
 }
 
 /* Does anyone want mappings of @task's process?  Tracepoint context. */
