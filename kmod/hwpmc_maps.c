@@ -28,6 +28,7 @@
 #include <linux/fs.h>
 #include <asm/unistd.h>
 #include <asm/syscall.h>
+#include <asm/compat.h>
 
 #include "hwpmc.h"
 
@@ -397,6 +398,13 @@ void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret)
 	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
 	unsigned int i, n;
 
+	/*
+	 * Only native 64-bit calls: for a 32-bit (ia32 or x32) call the
+	 * numbers mean other calls (ia32 9 is link, 11 execve) and the
+	 * arguments sit in other registers.  TS_COMPAT is still set here.
+	 */
+	if (in_32bit_syscall())
+		return;
 	if (nr == __NR_mmap) {
 		if (IS_ERR_VALUE(ret) || !(regs->dx & PROT_EXEC))
 			return;
