@@ -228,7 +228,10 @@ int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv);
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
 void hwpmc_detach_all(struct hwpmc_pmc *pm);
 bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
-void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child);
+#define HWPMC_FORK_MAXLOGS	8
+unsigned int hwpmc_proc_fork(struct task_struct *parent,
+			     struct task_struct *child,
+			     struct hwpmc_owner **logged);
 void hwpmc_proc_exit(struct task_struct *task);
 void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm);
 const char *hwpmc_exec_path(struct linux_binprm *bprm);
@@ -318,7 +321,8 @@ void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task);
 void hwpmc_maps_log_all(struct hwpmc_owner *po);
 void hwpmc_maps_exec(struct task_struct *task);
 void hwpmc_maps_sysexit(struct task_struct *task);
-void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child);
+void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child,
+			struct hwpmc_owner **logged, unsigned int nlogged);
 void hwpmc_maps_sysexec(struct task_struct *task, struct linux_binprm *bprm);
 void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret);
 

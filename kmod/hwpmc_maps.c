@@ -348,18 +348,24 @@ void hwpmc_maps_sysexit(struct task_struct *task)
 	rcu_read_unlock();
 }
 
-void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child)
+/* @logged[0..@nlogged): owners that already have this fork's PROCFORK. */
+void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child,
+			struct hwpmc_owner **logged, unsigned int nlogged)
 {
 	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
-	unsigned int i, n;
+	unsigned int i, j, n;
 
 	if (list_empty(&hwpmc_sys_samplers) || child->signal == parent->signal)
 		return;
 	rcu_read_lock();
 	n = hwpmc_sys_owners(po);
-	for (i = 0; i < n; i++)
-		hwpmc_log_procfork(po[i], task_tgid_nr(parent),
-				   task_tgid_nr(child));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nlogged && logged[j] != po[i]; j++)
+			;
+		if (j == nlogged)
+			hwpmc_log_procfork(po[i], task_tgid_nr(parent),
+					   task_tgid_nr(child));
+	}
 	rcu_read_unlock();
 }
 

@@ -431,26 +431,30 @@ bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm)
 /*
  * Fork hook (tracepoint context: preemption off, may not sleep).  A new
  * process inherits every PMC_F_DESCENDANTS target of its parent; its own
- * count starts from zero.
+ * count starts from zero.  The owners whose logs got a PROCFORK go to
+ * @logged (at most HWPMC_FORK_MAXLOGS, compared by address only); their
+ * number is returned.
  */
-void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
+unsigned int hwpmc_proc_fork(struct task_struct *parent,
+			     struct task_struct *child,
+			     struct hwpmc_owner **logged)
 {
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt;
+	unsigned int nlogged = 0;
 
 	if (child->signal == parent->signal)
-		return;		/* a new thread: found through signal */
+		return 0;	/* a new thread: found through signal */
 	rcu_read_lock();
 	pp = hwpmc_proc_find(parent->signal);
 	rcu_read_unlock();
 	if (!pp)
-		return;
+		return 0;
 	spin_lock(&hwpmc_proc_lock);
 	/* Re-find under the lock: the process may have gone meanwhile. */
 	pp = hwpmc_proc_find(parent->signal);
 	if (pp) {
-		struct hwpmc_owner *logged[8];
-		unsigned int i, nlogged = 0;
+		unsigned int i;
 
 		list_for_each_entry(pt, &pp->targets, pp_node) {
 			struct hwpmc_owner *po = pt->pm->po;
@@ -465,13 +469,14 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 				;
 			if (i < nlogged)
 				continue;
-			if (nlogged < ARRAY_SIZE(logged))
+			if (nlogged < HWPMC_FORK_MAXLOGS)
 				logged[nlogged++] = po;
 			hwpmc_log_procfork(po, task_tgid_nr(parent),
 					   task_tgid_nr(child));
 		}
 	}
 	spin_unlock(&hwpmc_proc_lock);
+	return nlogged;
 }
 
 /* Add @pid to the @n owners to signal, once; the new count. */
