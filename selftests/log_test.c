@@ -251,14 +251,14 @@ TEST_F(log, logging_pmcs_start_only_with_a_log)
 struct starter {
 	int fd;
 	__u32 id;
-	volatile int stop;
+	int stop;
 };
 
 static void *keep_starting(void *arg)
 {
 	struct starter *st = arg;
 
-	while (!st->stop)
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED))
 		hwpmc_start(st->fd, st->id);
 	return NULL;
 }
@@ -315,7 +315,7 @@ TEST_F(log, closelog_races_start_and_fork)
 			       s.last_type);
 		EXPECT_EQ(1, s.count[PMCLOG_TYPE_CLOSELOG]);
 	}
-	st.stop = 1;
+	__atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(thr, NULL);
 	close(go);
 	kill(child, SIGKILL);
