@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -307,11 +308,32 @@ TEST_F(smp, system_sampling_kernel_callchains)
 	close(go);
 }
 
-/* Overload a tiny ring on purpose: every sample is logged or counted. */
+struct flusher {
+	int fd, stop, flushes;
+};
+
+static void *keep_flushing(void *arg)
+{
+	struct flusher *f = arg;
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
+		hwpmc_flushlog(f->fd);
+		f->flushes++;
+	}
+	return NULL;
+}
+
+/*
+ * Overload a tiny ring on purpose: every sample is logged or counted,
+ * once, while FLUSHLOG (another thread) reports drops concurrently with
+ * the drainer.
+ */
 TEST(overload_taken_is_logged_plus_dropped)
 {
 	struct pmc_op_getdriverstats a, b;
 	struct samples s = { 0 };
+	struct flusher f = { 0 };
+	pthread_t thr;
 	int fd, logfd, i;
 	__u32 id;
 
@@ -326,14 +348,19 @@ TEST(overload_taken_is_logged_plus_dropped)
 	ASSERT_EQ(0, hwpmc_attach(fd, id, 0));
 	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &a));
 	ASSERT_EQ(0, hwpmc_start(fd, id));
+	f.fd = fd;
+	ASSERT_EQ(0, pthread_create(&thr, NULL, keep_flushing, &f));
 	for (i = 0; i < 200000; i++)
 		syscall(SYS_getppid);
+	__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thr, NULL);
 	ASSERT_EQ(0, hwpmc_stop(fd, id));
 	ASSERT_EQ(0, hwpmc_closelog(fd));
 	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &b));
 	s.pmcid = id;
 	s.pid = getpid();
 	ASSERT_LT(0, read_samples(&s));
+	TH_LOG("%d concurrent flushes", f.flushes);
 	TH_LOG("taken %llu, logged %d, dropped %llu (DROPNOTIFY), dropped %llu (stats)",
 	       (unsigned long long)(b.pm_samples_taken - a.pm_samples_taken),
 	       s.ncc_all, (unsigned long long)s.dropped,
