@@ -147,6 +147,7 @@ struct hwpmc_owner {
 	unsigned int npmcs;
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
+	bool log_closing;		/* log being removed; hwpmc_sx */
 	atomic64_t ring_drops;		/* samples lost to full rings */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
@@ -228,7 +229,10 @@ int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task);
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
 void hwpmc_detach_all(struct hwpmc_pmc *pm);
 bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
-void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child);
+#define HWPMC_FORK_MAXLOGS	8
+unsigned int hwpmc_proc_fork(struct task_struct *parent,
+			     struct task_struct *child,
+			     struct hwpmc_owner **logged);
 void hwpmc_proc_exit(struct task_struct *task);
 void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm);
 const char *hwpmc_exec_path(struct linux_binprm *bprm);
@@ -267,6 +271,7 @@ int hwpmc_op_closelog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a);
 void hwpmc_log_owner_release(struct hwpmc_owner *po);
+bool hwpmc_is_device_file(const struct file *file);
 void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 			unsigned long *flags);
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags);
@@ -289,6 +294,13 @@ static inline bool hwpmc_has_log(struct hwpmc_owner *po)
 	return !!rcu_access_pointer(po->log);
 }
 
+/* May a PMC that needs a log start?  hwpmc_sx held. */
+static inline bool hwpmc_log_usable(struct hwpmc_owner *po)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	return hwpmc_has_log(po) && !po->log_closing;
+}
+
 /* hwpmc_pmc.c, for the log. */
 void hwpmc_log_existing_pmcs(struct hwpmc_owner *po);
 void hwpmc_stop_log_pmcs(struct hwpmc_owner *po);
@@ -307,7 +319,8 @@ void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task);
 void hwpmc_maps_log_all(struct hwpmc_owner *po);
 void hwpmc_maps_exec(struct task_struct *task);
 void hwpmc_maps_sysexit(struct task_struct *task);
-void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child);
+void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child,
+			struct hwpmc_owner **logged, unsigned int nlogged);
 void hwpmc_maps_sysexec(struct task_struct *task, struct linux_binprm *bprm);
 void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret);
 

@@ -34,8 +34,11 @@ static void hwpmc_probe_switch(void *data, bool preempt,
 static void hwpmc_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)
 {
-	hwpmc_proc_fork(parent, child);
-	hwpmc_maps_sysfork(parent, child);
+	struct hwpmc_owner *logged[HWPMC_FORK_MAXLOGS];
+	unsigned int n = hwpmc_proc_fork(parent, child, logged);
+
+	/* One PROCFORK per log: system samplers skip those just written. */
+	hwpmc_maps_sysfork(parent, child, logged, n);
 }
 
 static void hwpmc_probe_exit(void *data, struct task_struct *task)

@@ -200,29 +200,37 @@ void hwpmc_log_count_drop(struct hwpmc_log *log)
 /*
  * Write a DROPNOTIFY if anything was dropped since the last one: samples
  * that found a full ring (counted in the owner) and records that found no
- * buffer (counted in the log).
+ * buffer (counted in the log).  The counters are read and zeroed under the
+ * lock that holds the record's reservation, so concurrent callers (the
+ * drainer, FLUSHLOG, log removal) never report the same drops twice and
+ * none is lost: taken = logged + dropped.
  */
 void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 {
 	struct pmclog_dropnotify *r;
 	unsigned long flags;
-	u64 s, n, ring = atomic64_xchg(&po->ring_drops, 0);
+	u64 ring = atomic64_xchg(&po->ring_drops, 0);
+	bool none;
 
 	raw_spin_lock_irqsave(&log->lock, flags);
 	log->drop_samples += ring;
-	s = log->drop_samples;
-	n = log->drop_records;
+	none = !log->drop_samples && !log->drop_records;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
-	if (!s && !n)
+	if (none)
 		return;
+	/* A failed reservation leaves the counters for the next one. */
 	r = hwpmc_log_reserve(log, PMCLOG_TYPE_DROPNOTIFY, sizeof(*r), &flags);
 	if (!r)
 		return;
-	/* Only what this record reports is taken off the counters. */
-	r->pl_samples = s;
-	r->pl_records = n;
-	log->drop_samples -= s;
-	log->drop_records -= n;
+	if (!log->drop_samples && !log->drop_records) {
+		/* Another caller reported them: give the record back. */
+		log->cur->used -= sizeof(*r);
+	} else {
+		r->pl_samples = log->drop_samples;
+		r->pl_records = log->drop_records;
+		log->drop_samples = 0;
+		log->drop_records = 0;
+	}
 	hwpmc_log_commit(log, flags);
 }
 
@@ -355,9 +363,10 @@ static void hwpmc_log_destroy(struct hwpmc_log *log, long timeout)
 	raw_spin_lock_irqsave(&log->lock, flags);
 	log->stopped = true;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
+	/* No new kick now: the one in flight still wakes the writer. */
+	irq_work_sync(&log->kick);
 	kthread_stop(log->writer);
 	put_task_struct(log->writer);
-	irq_work_sync(&log->kick);
 	/* Whatever the writer did not take goes back unwritten. */
 	list_for_each_entry_safe(b, tmp, &log->full, node) {
 		list_del(&b->node);
@@ -414,6 +423,16 @@ static int hwpmc_log_configure(struct hwpmc_owner *po, int fd)
 	if (!(file->f_mode & FMODE_WRITE)) {
 		fput(file);
 		return -EBADF;
+	}
+	/*
+	 * A log on /dev/hwpmc would hold an owner's file, maybe its own:
+	 * that owner's last close would never come, leaking its PMCs and
+	 * this log.  A file the writer cannot write is no log either.
+	 */
+	if (hwpmc_is_device_file(file) ||
+	    (!file->f_op->write && !file->f_op->write_iter)) {
+		fput(file);
+		return -EINVAL;
 	}
 	log = kzalloc(sizeof(*log), GFP_KERNEL);
 	if (!log) {
@@ -473,6 +492,8 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 	int err;
 
 	mutex_lock(&hwpmc_sx);
+	/* PMCSTART of a PMC that needs the log fails from now on. */
+	po->log_closing = true;
 	hwpmc_stop_log_pmcs(po);
 	mutex_unlock(&hwpmc_sx);
 	/* Samplers that still see those PMCs running finish first. */
@@ -480,13 +501,17 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 	hwpmc_samples_drain();
 	hwpmc_log_dropnotify(po, log);
 	if (closelog) {
+		/* CLOSELOG is the last record: the log stops with it. */
 		r = hwpmc_log_reserve(log, PMCLOG_TYPE_CLOSELOG, sizeof(*r),
 				      &flags);
-		if (r)
-			hwpmc_log_commit(log, flags);
+		if (!r)
+			raw_spin_lock_irqsave(&log->lock, flags);
+		log->stopped = true;
+		hwpmc_log_commit(log, flags);
 	}
 	mutex_lock(&hwpmc_sx);
 	RCU_INIT_POINTER(po->log, NULL);
+	po->log_closing = false;
 	mutex_unlock(&hwpmc_sx);
 	/* Hooks that still see the log finish before it is drained. */
 	synchronize_rcu();

@@ -206,6 +206,12 @@ static const struct file_operations hwpmc_fops = {
 	.llseek		= noop_llseek,
 };
 
+/* Is @file an open of /dev/hwpmc (which must never hold a log)? */
+bool hwpmc_is_device_file(const struct file *file)
+{
+	return file->f_op == &hwpmc_fops;
+}
+
 static struct miscdevice hwpmc_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= HWPMC_DEVICE_NAME,

@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched.h>
@@ -27,6 +28,7 @@
 #include <linux/fs.h>
 #include <asm/unistd.h>
 #include <asm/syscall.h>
+#include <asm/compat.h>
 
 #include "hwpmc.h"
 
@@ -249,6 +251,11 @@ struct hwpmc_maps_work {
 	unsigned long addr;		/* 0: the whole address space */
 };
 
+/*
+ * The work holds a reference on the module (hwpmc_maps_queue()): the
+ * task may run it long after the hooks are gone, so the module text must
+ * stay until it has.
+ */
 static void hwpmc_maps_work_fn(struct callback_head *cb)
 {
 	struct hwpmc_maps_work *w = container_of(cb, struct hwpmc_maps_work,
@@ -257,6 +264,8 @@ static void hwpmc_maps_work_fn(struct callback_head *cb)
 	if (current->mm)
 		hwpmc_maps_log_mm(NULL, current, current->mm, w->addr);
 	kfree(w);
+	/* Last, so that it is a tail call: nothing of ours runs after it. */
+	module_put(THIS_MODULE);
 }
 
 /* Queue a mapping scan for current (tracepoint context). */
@@ -271,10 +280,18 @@ static void hwpmc_maps_queue(unsigned long addr)
 		atomic64_inc(&hwpmc_stats.alloc_failed);
 		return;
 	}
+	/* A module on its way out queues nothing more. */
+	if (!try_module_get(THIS_MODULE)) {
+		kfree(w);
+		return;
+	}
 	w->addr = addr;
 	init_task_work(&w->cb, hwpmc_maps_work_fn);
-	if (task_work_add(current, &w->cb, TWA_RESUME))
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		/* The task is exiting: the work will never run. */
 		kfree(w);
+		module_put(THIS_MODULE);
+	}
 }
 
 /* Does anyone want mappings of @task's process?  Tracepoint context. */
@@ -331,18 +348,24 @@ void hwpmc_maps_sysexit(struct task_struct *task)
 	rcu_read_unlock();
 }
 
-void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child)
+/* @logged[0..@nlogged): owners that already have this fork's PROCFORK. */
+void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child,
+			struct hwpmc_owner **logged, unsigned int nlogged)
 {
 	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
-	unsigned int i, n;
+	unsigned int i, j, n;
 
 	if (list_empty(&hwpmc_sys_samplers) || child->signal == parent->signal)
 		return;
 	rcu_read_lock();
 	n = hwpmc_sys_owners(po);
-	for (i = 0; i < n; i++)
-		hwpmc_log_procfork(po[i], task_tgid_nr(parent),
-				   task_tgid_nr(child));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nlogged && logged[j] != po[i]; j++)
+			;
+		if (j == nlogged)
+			hwpmc_log_procfork(po[i], task_tgid_nr(parent),
+					   task_tgid_nr(child));
+	}
 	rcu_read_unlock();
 }
 
@@ -381,6 +404,13 @@ void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret)
 	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
 	unsigned int i, n;
 
+	/*
+	 * Only native 64-bit calls: for a 32-bit (ia32 or x32) call the
+	 * numbers mean other calls (ia32 9 is link, 11 execve) and the
+	 * arguments sit in other registers.  TS_COMPAT is still set here.
+	 */
+	if (in_32bit_syscall())
+		return;
 	if (nr == __NR_mmap) {
 		if (IS_ERR_VALUE(ret) || !(regs->dx & PROT_EXEC))
 			return;

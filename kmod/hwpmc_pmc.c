@@ -484,8 +484,9 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		return err;
 	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
 		return -ENXIO;
-	if (hwpmc_needs_log(pm) && !hwpmc_has_log(po))
-		return -HWPMC_EDOOFUS;	/* no log file configured */
+	/* No log file configured, or it is being closed. */
+	if (hwpmc_needs_log(pm) && !hwpmc_log_usable(po))
+		return -HWPMC_EDOOFUS;
 	if (!hwpmc_is_system(pm) && !pm->ntargets) {
 		struct task_struct *task;
 

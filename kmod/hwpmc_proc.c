@@ -566,13 +566,18 @@ bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm)
 /*
  * One PROCFORK per owner of the new process @cpp's targets.  An owner is
  * logged at its first target in the list; the list is short (one target
- * per row), so the quadratic walk needs no storage.  hwpmc_proc_lock held.
+ * per row), so the quadratic walk needs no storage.  The first
+ * HWPMC_FORK_MAXLOGS owners logged go to @logged, for the system
+ * samplers' fork hook to skip; their number is returned.
+ * hwpmc_proc_lock held.
  */
-static void hwpmc_log_fork(struct hwpmc_process *cpp,
-			   struct task_struct *parent,
-			   struct task_struct *child)
+static unsigned int hwpmc_log_fork(struct hwpmc_process *cpp,
+				   struct task_struct *parent,
+				   struct task_struct *child,
+				   struct hwpmc_owner **logged)
 {
 	struct hwpmc_target *pt, *prev;
+	unsigned int nlogged = 0;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
 	list_for_each_entry(pt, &cpp->targets, pp_node) {
@@ -586,29 +591,38 @@ static void hwpmc_log_fork(struct hwpmc_process *cpp,
 				break;
 			}
 		}
-		if (!seen)
-			hwpmc_log_procfork(pt->pm->po, task_tgid_nr(parent),
-					   task_tgid_nr(child));
+		if (seen)
+			continue;
+		if (nlogged < HWPMC_FORK_MAXLOGS)
+			logged[nlogged++] = pt->pm->po;
+		hwpmc_log_procfork(pt->pm->po, task_tgid_nr(parent),
+				   task_tgid_nr(child));
 	}
+	return nlogged;
 }
 
 /*
  * Fork hook (tracepoint context: preemption off, may not sleep).  A new
  * process inherits every PMC_F_DESCENDANTS target of its parent; its own
- * count starts from zero.
+ * count starts from zero.  The owners whose logs got a PROCFORK go to
+ * @logged (at most HWPMC_FORK_MAXLOGS, compared by address only); their
+ * number is returned.
  */
-void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
+unsigned int hwpmc_proc_fork(struct task_struct *parent,
+			     struct task_struct *child,
+			     struct hwpmc_owner **logged)
 {
 	struct hwpmc_process *pp, *cpp;
 	struct hwpmc_target *pt;
+	unsigned int nlogged = 0;
 
 	if (child->signal == parent->signal)
-		return;		/* a new thread: found through signal */
+		return 0;	/* a new thread: found through signal */
 	rcu_read_lock();
 	pp = hwpmc_proc_find(parent->signal);
 	rcu_read_unlock();
 	if (!pp)
-		return;
+		return 0;
 	spin_lock(&hwpmc_proc_lock);
 	/* Re-find under the lock: the process may have gone meanwhile. */
 	pp = hwpmc_proc_find(parent->signal);
@@ -621,9 +635,10 @@ void hwpmc_proc_fork(struct task_struct *parent, struct task_struct *child)
 		}
 		cpp = hwpmc_proc_find(child->signal);
 		if (cpp)
-			hwpmc_log_fork(cpp, parent, child);
+			nlogged = hwpmc_log_fork(cpp, parent, child, logged);
 	}
 	spin_unlock(&hwpmc_proc_lock);
+	return nlogged;
 }
 
 /* Add @pid to the @n owners to signal, once; the new count. */

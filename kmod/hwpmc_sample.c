@@ -94,7 +94,12 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 	if (uregs && n < max) {
 		s->pc[n++] = instruction_pointer(uregs);
 		fp = uregs->bp;
-		while (chain && n < max) {
+		/*
+		 * A 32-bit (compat) context has 4-byte frames: the 8-byte
+		 * walk would read garbage.  Only its PC then; the code
+		 * segment in the saved registers says which it is.
+		 */
+		while (chain && n < max && user_64bit_mode(uregs)) {
 			struct { unsigned long next, ret; } frame;
 
 			if (!fp || (fp & (sizeof(long) - 1)) ||

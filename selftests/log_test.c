@@ -10,6 +10,10 @@
 #include "hwpmc_log_util.h"
 
 #include <signal.h>
+#include <dirent.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -196,6 +200,40 @@ TEST_F(log, configure_errors)
 	close(ro);
 }
 
+/*
+ * A log on /dev/hwpmc itself would keep an owner open for ever (its PMCs,
+ * the writer and the buffers with it): the caller's own open and another
+ * owner's are refused.
+ */
+TEST_F(log, configure_rejects_device_fd)
+{
+	int other = hwpmc_open();
+
+	ASSERT_LE(0, other);
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, self->fd));
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, other));
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(other, self->fd));
+	/* Nothing was configured. */
+	EXPECT_EQ(EINVAL, hwpmc_flushlog(self->fd));
+	EXPECT_EQ(EINVAL, hwpmc_flushlog(other));
+	/* A real log still works afterwards. */
+	ASSERT_EQ(0, hwpmc_configure_log(self->fd, self->logfd));
+	EXPECT_EQ(0, hwpmc_closelog(self->fd));
+	close(other);
+}
+
+/* Open for writing, but with no write operation: no log either. */
+TEST_F(log, configure_rejects_unwritable_file)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	ASSERT_LE(0, ep);
+	/* epoll files are opened read-write: not EBADF, but EINVAL. */
+	EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, ep));
+	EXPECT_EQ(EINVAL, hwpmc_flushlog(self->fd));
+	close(ep);
+}
+
 TEST_F(log, logging_pmcs_start_only_with_a_log)
 {
 	__u32 id;
@@ -208,6 +246,80 @@ TEST_F(log, logging_pmcs_start_only_with_a_log)
 	/* Removing the log stops the PMCs that need it. */
 	ASSERT_EQ(0, hwpmc_configure_log(self->fd, -1));
 	EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, id));
+}
+
+struct starter {
+	int fd;
+	__u32 id;
+	int stop;
+};
+
+static void *keep_starting(void *arg)
+{
+	struct starter *st = arg;
+
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED))
+		hwpmc_start(st->fd, st->id);
+	return NULL;
+}
+
+/*
+ * CLOSELOG while another thread of the owner keeps starting a PMC that
+ * needs the log, and a monitored descendant keeps forking: once CLOSELOG
+ * returns the PMC is stopped for good (EDOOFUS, its count frozen), and
+ * CLOSELOG is the last record of the log.
+ */
+TEST_F(log, closelog_races_start_and_fork)
+{
+	struct starter st = { .fd = self->fd };
+	struct summary s;
+	pthread_t thr;
+	int go, i, status;
+	pid_t child;
+
+	child = hwpmc_fork_gated(&go);
+	ASSERT_LE(0, child);
+	if (!child) {
+		for (;;) {
+			pid_t p = fork();
+
+			if (!p)
+				_exit(0);
+			if (p > 0)
+				waitpid(p, NULL, 0);
+		}
+	}
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH,
+				   PMC_F_DESCENDANTS | PMC_F_LOG_PROCEXIT,
+				   &st.id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, st.id, child));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, keep_starting, &st));
+	for (i = 0; i < 20; i++) {
+		__u64 v1, v2;
+		int logfd = open(LOGPATH, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+		ASSERT_LE(0, logfd);
+		ASSERT_EQ(0, hwpmc_configure_log(self->fd, logfd));
+		close(logfd);
+		usleep(20000);
+		ASSERT_EQ(0, hwpmc_closelog(self->fd));
+		EXPECT_EQ(HWPMC_EDOOFUS, hwpmc_start(self->fd, st.id));
+		ASSERT_EQ(0, hwpmc_read(self->fd, st.id, &v1));
+		usleep(30000);
+		ASSERT_EQ(0, hwpmc_read(self->fd, st.id, &v2));
+		EXPECT_EQ(v1, v2) TH_LOG("round %d: still running", i);
+		ASSERT_LT(0, summarize_file(LOGPATH, &s));
+		EXPECT_EQ(PMCLOG_TYPE_CLOSELOG, s.last_type)
+			TH_LOG("round %d: record %d after CLOSELOG", i,
+			       s.last_type);
+		EXPECT_EQ(1, s.count[PMCLOG_TYPE_CLOSELOG]);
+	}
+	__atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thr, NULL);
+	close(go);
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
 }
 
 /* Separate owners have separate logs. */
@@ -296,10 +408,86 @@ TEST_F(log, full_filesystem_is_enospc)
 	rmdir(dir);
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Read @fd until EOF: 0, or -1 if it did not come within @ms. */
+static int read_to_eof(int fd, int ms)
+{
+	long long end = now_ms() + ms;
+	static char buf[65536];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (now_ms() < end) {
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (!n)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+	return -1;
+}
+
+/* Is a kernel thread named @comm (as /proc shows it) alive? */
+static bool thread_exists(const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return true;
+	while (!found && (e = readdir(d))) {
+		char path[300], name[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f)) {
+			name[strcspn(name, "\n")] = 0;
+			found = !strcmp(name, comm);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/* 0 once no writer thread of owner @pid is left, -1 after @ms. */
+static int wait_no_writer(pid_t pid, int ms)
+{
+	long long end = now_ms() + ms;
+	char comm[64];
+
+	/* comm holds 15 characters: "hwpmc-log/" and the pid, truncated. */
+	snprintf(comm, sizeof(comm), "hwpmc-log/%d", pid);
+	comm[15] = 0;
+	while (thread_exists(comm)) {
+		if (now_ms() >= end)
+			return -1;
+		usleep(20000);
+	}
+	return 0;
+}
+
 /*
  * An owner killed while its log is active (and its pipe is full with
- * nobody reading): the writer ends, the module can be unloaded (the rig
- * checks that at the end), and nothing hangs.
+ * nobody reading): the writer ends and drops its reference to the pipe,
+ * the module can be unloaded (the rig checks that at the end), and nothing
+ * hangs.
  */
 TEST(owner_killed_with_stalled_pipe)
 {
@@ -325,13 +513,21 @@ TEST(owner_killed_with_stalled_pipe)
 				hwpmc_flushlog(fd);	/* blocks for ever */
 		}
 	}
+	close(p[1]);
+	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	usleep(300000);
 	ASSERT_EQ(0, kill(child, SIGKILL));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
+	/*
+	 * Only the module holds the write end now: once the writer has
+	 * ended and dropped its file, the pipe reads to EOF.
+	 */
+	EXPECT_EQ(0, read_to_eof(p[0], 30000));
+	EXPECT_EQ(0, wait_no_writer(child, 5000));
 	close(p[0]);
-	close(p[1]);
+	close(ready[0]);
 }
 
 /* A socket works as a log too. */

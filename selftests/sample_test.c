@@ -9,6 +9,9 @@
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -68,10 +71,20 @@ struct samples {
 	int ncc_all;
 };
 
-/* Does @pc lie in the first 2 KB of function @fn? */
+/*
+ * Does @pc lie inside function @fn?  Its size comes from the symbol table
+ * (the test is linked with -rdynamic, so the symbols are in .dynsym).
+ */
 static int in_fn(__u64 pc, void *fn)
 {
-	return pc >= (__u64)(uintptr_t)fn && pc < (__u64)(uintptr_t)fn + 2048;
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+	    info.dli_saddr != fn || !sym->st_size)
+		return 0;
+	return pc >= (__u64)(uintptr_t)fn &&
+	       pc < (__u64)(uintptr_t)fn + sym->st_size;
 }
 
 static int count_fn(const struct pmclog_header *h, void *arg)
@@ -100,10 +113,11 @@ static int count_fn(const struct pmclog_header *h, void *arg)
 	if (u < cc->pl_npc && in_fn(cc->pl_pc[u], (void *)hot)) {
 		s->in_hot++;
 		/* hot's caller is middle, middle's caller is outer. */
-		for (i = u + 1; i + 1 < cc->pl_npc; i++)
-			if (in_fn(cc->pl_pc[i], (void *)middle) &&
-			    in_fn(cc->pl_pc[i + 1], (void *)outer))
-				s->chain_ok++;
+		i = u + 1;
+		if (i + 1 < cc->pl_npc &&
+		    in_fn(cc->pl_pc[i], (void *)middle) &&
+		    in_fn(cc->pl_pc[i + 1], (void *)outer))
+			s->chain_ok++;
 	}
 	return 0;
 }
@@ -180,9 +194,20 @@ static void prof_rate(struct __test_metadata *_metadata,
 	 * can stall for longer than the debt of periods the sampler keeps
 	 * (1024), so the lower bound is loose; the upper one is not.
 	 */
-	EXPECT_GE(s.n + (int)s.dropped, (int)(expect * 0.4) - 1);
-	EXPECT_LE(s.n + (int)s.dropped, (int)(expect * 1.3) + 1);
-	EXPECT_GE(s.n, (int)(expect * 0.3) - 1);
+	if (hz <= 1) {
+		/*
+		 * One period a second never outruns that debt: each full
+		 * period of CPU time is a sample (one may still be due when
+		 * the child exits, and the two clocks may differ by a tick).
+		 */
+		ASSERT_LE(4, (int)expect);
+		EXPECT_GE(s.n, (int)expect - 1);
+		EXPECT_LE(s.n + (int)s.dropped, (int)expect + 2);
+	} else {
+		EXPECT_GE(s.n + (int)s.dropped, (int)(expect * 0.4) - 1);
+		EXPECT_LE(s.n + (int)s.dropped, (int)(expect * 1.3) + 1);
+		EXPECT_GE(s.n, (int)(expect * 0.3) - 1);
+	}
 	EXPECT_EQ(0, s.wrong_pid);
 	/*
 	 * A busy loop in user mode: most samples are in hot() (an emulated
@@ -197,7 +222,7 @@ static void prof_rate(struct __test_metadata *_metadata,
 
 TEST_F(smp, clock_prof_1hz)
 {
-	prof_rate(_metadata, self, 1, 3.2, 0);
+	prof_rate(_metadata, self, 1, 5.2, 0);
 }
 
 TEST_F(smp, clock_prof_100hz)
@@ -283,11 +308,32 @@ TEST_F(smp, system_sampling_kernel_callchains)
 	close(go);
 }
 
-/* Overload a tiny ring on purpose: every sample is logged or counted. */
+struct flusher {
+	int fd, stop, flushes;
+};
+
+static void *keep_flushing(void *arg)
+{
+	struct flusher *f = arg;
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
+		hwpmc_flushlog(f->fd);
+		f->flushes++;
+	}
+	return NULL;
+}
+
+/*
+ * Overload a tiny ring on purpose: every sample is logged or counted,
+ * once, while FLUSHLOG (another thread) reports drops concurrently with
+ * the drainer.
+ */
 TEST(overload_taken_is_logged_plus_dropped)
 {
 	struct pmc_op_getdriverstats a, b;
 	struct samples s = { 0 };
+	struct flusher f = { 0 };
+	pthread_t thr;
 	int fd, logfd, i;
 	__u32 id;
 
@@ -302,14 +348,19 @@ TEST(overload_taken_is_logged_plus_dropped)
 	ASSERT_EQ(0, hwpmc_attach(fd, id, 0));
 	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &a));
 	ASSERT_EQ(0, hwpmc_start(fd, id));
+	f.fd = fd;
+	ASSERT_EQ(0, pthread_create(&thr, NULL, keep_flushing, &f));
 	for (i = 0; i < 200000; i++)
 		syscall(SYS_getppid);
+	__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thr, NULL);
 	ASSERT_EQ(0, hwpmc_stop(fd, id));
 	ASSERT_EQ(0, hwpmc_closelog(fd));
 	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &b));
 	s.pmcid = id;
 	s.pid = getpid();
 	ASSERT_LT(0, read_samples(&s));
+	TH_LOG("%d concurrent flushes", f.flushes);
 	TH_LOG("taken %llu, logged %d, dropped %llu (DROPNOTIFY), dropped %llu (stats)",
 	       (unsigned long long)(b.pm_samples_taken - a.pm_samples_taken),
 	       s.ncc_all, (unsigned long long)s.dropped,

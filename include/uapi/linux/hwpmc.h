@@ -255,7 +255,11 @@ struct pmc_op_caps {
 	__u32	pm_caps;		/* out */
 };
 
-/* CONFIGURELOG: fd of a file, pipe or socket; -1 deconfigures. */
+/*
+ * CONFIGURELOG: fd of a file, pipe or socket; -1 deconfigures.  EBADF for
+ * a descriptor not open for writing; EINVAL for one of /dev/hwpmc itself
+ * (any owner's) or of a file that has no write operation.
+ */
 struct pmc_op_configurelog {
 	__s32	pm_logfd;
 	__u32	pm_flags;		/* reserved, 0 */
