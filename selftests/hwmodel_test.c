@@ -601,6 +601,112 @@ TEST_F_TIMEOUT(hw, system_counts_exact, 120)
 	EXPECT_EQ(PMC_DISP_FREE, pi.pm_rowdisp);
 }
 
+/* Allocate @config on this CPU's first row, start it: its event select. */
+static __u64 sel_of(struct __test_metadata *_metadata, int fd, int cpu,
+		    __u32 class, __u32 event, __u64 config)
+{
+	__u64 sel = ~0ULL;
+	__u32 id;
+
+	int err = hwpmc_alloc_cfg(fd, class, event, config, PMC_MODE_SC, 0,
+				  cpu, 0, &id);
+
+	EXPECT_EQ(0, err) TH_LOG("config 0x%llx", (unsigned long long)config);
+	if (err)
+		return sel;
+	EXPECT_EQ(0, hwpmc_start(fd, id));
+	sel = mget(cpu, "sel0");
+	EXPECT_EQ(0, hwpmc_release(fd, id));
+	EXPECT_EQ(0, mget(cpu, "sel0"));
+	return sel;
+}
+
+/* PMCALLOCATE of a system counting PMC with both config words. */
+static int alloc_cfg1(int fd, __u32 class, __u32 event, __u64 config,
+		      __u64 config1, __u32 cpu)
+{
+	struct pmc_op_pmcallocate a = {
+		.pm_cpu = cpu, .pm_class = class, .pm_event = event,
+		.pm_mode = PMC_MODE_SC, .pm_config = config,
+		.pm_config1 = config1,
+	};
+	int err = hwpmc_ioctl_err(fd, HWPMC_IOC_PMCALLOCATE, &a);
+
+	if (!err)
+		hwpmc_release(fd, a.pm_pmcid);
+	return err;
+}
+
+/*
+ * Every settable event-select bit of pm_config lands in its hardware
+ * position (unit mask, edge, inv, counter mask, usr or os alone), with EN
+ * and INT set by hwpmc; the bits hwpmc owns or that are reserved are
+ * EINVAL, and so is a non-zero pm_config1.  A nonzero unit mask counts.
+ */
+TEST_F_TIMEOUT(hw, event_select_bits, 120)
+{
+	const __u64 on = SEL_EN | SEL_INT, both = SEL_USR | SEL_OS;
+	const __u32 gp = variant->gp_class;
+	static const __u64 bad[] = {
+		1ULL << 0, 1ULL << 7, 1ULL << 19, 1ULL << 20, 1ULL << 22,
+		1ULL << 32, 1ULL << 40, 1ULL << 63,
+	};
+	__u32 i, id;
+
+	/* LLC references (0x4f2e), unit mask and all. */
+	EXPECT_EQ(on | both | 0x4f2e,
+		  sel_of(_metadata, self->fd, self->cpu, gp, 0x2e, 0x4f00));
+	EXPECT_EQ(on | SEL_USR | 0x013c,
+		  sel_of(_metadata, self->fd, self->cpu, gp, 0x3c,
+			 0x0100 | PMC_X86_CONFIG_USR));
+	EXPECT_EQ(on | SEL_OS | 0x412e,
+		  sel_of(_metadata, self->fd, self->cpu, gp, 0x2e,
+			 0x4100 | PMC_X86_CONFIG_OS));
+	EXPECT_EQ(on | both | PMC_X86_CONFIG_EDGE | 0x01c4,
+		  sel_of(_metadata, self->fd, self->cpu, gp, 0xc4,
+			 0x0100 | PMC_X86_CONFIG_EDGE));
+	EXPECT_EQ(on | both | PMC_X86_CONFIG_INV | (2ULL << 24) | 0xa3c0,
+		  sel_of(_metadata, self->fd, self->cpu, gp, 0xc0,
+			 0xa300 | PMC_X86_CONFIG_INV | (2ULL << 24)));
+	EXPECT_EQ(on | SEL_USR | (0xffULL << 24) | 0xff00 | EV_INSTR,
+		  sel_of(_metadata, self->fd, self->cpu, gp, EV_INSTR,
+			 0xff00 | PMC_X86_CONFIG_USR | (0xffULL << 24)));
+	if (!variant->nfixed)	/* AMD: EventSelect[35:32] from bits 8-11 */
+		EXPECT_EQ(on | both | (0x1ULL << 32) | 0x0320,
+			  sel_of(_metadata, self->fd, self->cpu, gp, 0x120,
+				 0x0300));
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, gp, EV_INSTR,
+						  bad[i], PMC_MODE_SC, 0,
+						  self->cpu, 0, NULL))
+			TH_LOG("config 0x%llx", (unsigned long long)bad[i]);
+	/* Bit 21 is AnyThread on Intel, reserved on AMD. */
+	if (!variant->nfixed)
+		EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, gp, EV_INSTR,
+						  PMC_X86_CONFIG_ANYTHREAD,
+						  PMC_MODE_SC, 0, self->cpu, 0,
+						  NULL));
+	EXPECT_EQ(EINVAL, alloc_cfg1(self->fd, gp, EV_INSTR, 0, 1, self->cpu));
+	EXPECT_EQ(0, alloc_cfg1(self->fd, gp, EV_INSTR, 0, 0, self->cpu));
+	if (variant->nfixed) {
+		EXPECT_EQ(EINVAL, alloc_cfg1(self->fd, PMC_CLASS_IAF, 0, 0, 1,
+					     self->cpu));
+		EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 0,
+						  0x0100, PMC_MODE_SC, 0,
+						  self->cpu, 0, NULL));
+	}
+
+	/* A unit-masked event counts what it is driven. */
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, gp, 0x2e, 0x4100, PMC_MODE_SC,
+				     0, self->cpu, 0, &id));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	ADV("usr 77");
+	ADV("os 3");
+	EXPECT_EQ(80, rd(_metadata, self->fd, id));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+}
+
 static void *adv_thread(void *arg)
 {
 	return (void *)(long)adv("%s", (const char *)arg);
