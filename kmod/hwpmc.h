@@ -60,7 +60,12 @@ struct hwpmc_class_ops {
 	int (*allocate)(struct hwpmc_pmc *pm,
 			const struct pmc_op_pmcallocate *a);
 	void (*release)(struct hwpmc_pmc *pm);
-	/* State changes; the core publishes pm->state around them. */
+	/*
+	 * State changes (hwpmc_sx held).  The core publishes pm->state after
+	 * them, so that SOFT's CLOCK.PROF folds what ran before start and
+	 * until stop; a class whose hooks decide from pm->state on other
+	 * CPUs (x86: the switch hook) publishes it itself first.
+	 */
 	void (*start)(struct hwpmc_pmc *pm);
 	void (*stop)(struct hwpmc_pmc *pm);
 	/* The current value of a counting PMC. */

@@ -387,6 +387,7 @@ static void hwpmc_pmc_stop(struct hwpmc_pmc *pm)
 {
 	if (pm->state != PMC_STATE_RUNNING)
 		return;
+	/* The class may have published STOPPED already (see its ops). */
 	pm->cls->ops->stop(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 }
@@ -502,6 +503,7 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	}
 	if (pm->state == PMC_STATE_RUNNING)
 		return 0;
+	/* The class may have published RUNNING already (see its ops). */
 	pm->cls->ops->start(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
 	/* System sampling can hit any process: log all their mappings. */

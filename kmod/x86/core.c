@@ -293,17 +293,35 @@ static void x86_on_pmc_cpus(struct hwpmc_pmc *pm, smp_call_func_t fn)
 	cpus_read_unlock();
 }
 
+/*
+ * Start and stop publish pm->state themselves, before their IPIs (the core
+ * writes the same state again after): the switch hook decides from it
+ * whether to load a process-scope PMC, and it and the IPIs run with IRQs
+ * off on their CPU.  So at start a target switched in on a CPU before that
+ * CPU's IPI is loaded by the switch (the IPI then finds it loaded), and
+ * one switched in after it is loaded by the switch; at stop, a switch
+ * after the state write loads nothing more and the IPI unloads what an
+ * earlier one loaded: when stop returns, no CPU has @pm loaded, which
+ * release relies on before it frees @pm.  The IPIs order the state write
+ * before their handlers; the counters are published first, so that a
+ * switch that sees RUNNING also sees the switch hook enabled.
+ */
 void hwpmc_x86_start(struct hwpmc_pmc *pm)
 {
+	lockdep_assert_held(&hwpmc_sx);
 	atomic64_set(&pm->remaining, pm->reload);
 	atomic_inc(&hwpmc_x86_nrunning);
 	if (!hwpmc_is_system(pm))
 		atomic_inc(&x86_nproc);
+	smp_mb__after_atomic();
+	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
 	x86_on_pmc_cpus(pm, x86_start_ipi);
 }
 
 void hwpmc_x86_stop(struct hwpmc_pmc *pm)
 {
+	lockdep_assert_held(&hwpmc_sx);
+	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 	x86_on_pmc_cpus(pm, x86_stop_ipi);
 	if (!hwpmc_is_system(pm))
 		atomic_dec(&x86_nproc);
