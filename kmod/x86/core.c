@@ -418,7 +418,7 @@ int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
 		pr_info_ratelimited("the PMU's counters are in use by perf (the NMI watchdog holds one: 'sysctl kernel.nmi_watchdog=0' frees it)\n");
 		return -EBUSY;
 	}
-	x86_nhw++;
+	WRITE_ONCE(x86_nhw, x86_nhw + 1);
 	if (hwpmc_is_system(pm))
 		per_cpu(hwpmc_x86_cpu, pm->cpu).sys[pm->row] = pm;
 	return 0;
@@ -430,7 +430,8 @@ void hwpmc_x86_release(struct hwpmc_pmc *pm)
 	hwpmc_x86_rdpmc_revoke(pm);
 	if (hwpmc_is_system(pm))
 		per_cpu(hwpmc_x86_cpu, pm->cpu).sys[pm->row] = NULL;
-	if (!--x86_nhw)
+	WRITE_ONCE(x86_nhw, x86_nhw - 1);
+	if (!x86_nhw)
 		x86_release_counters(hwpmc_x86.ngp);
 }
 
@@ -517,22 +518,31 @@ void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm)
 	mmdrop(mm);
 }
 
-/* CPU hotplug, on the CPU itself: system PMCs follow their CPU. */
+/*
+ * CPU hotplug, on the CPU itself: system PMCs follow their CPU.  IRQs off,
+ * as everywhere else the per-CPU state changes: the switch hook (a
+ * process-scope PMC loaded on a target switched in) and the NMI handler
+ * must not see it half written.  LVTPC goes to NMI delivery whenever
+ * hwpmc holds the counters, for the process-scope PMCs' PMIs too.
+ */
 void hwpmc_x86_cpu_online(unsigned int cpu)
 {
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 	unsigned int r, n = hwpmc_nrows();
+	unsigned long flags;
 
+	local_irq_save(flags);
+	if (READ_ONCE(x86_nhw))
+		hwpmc_x86_lvtpc_nmi();
 	xc->gctl = 0;
 	xc->fixed_ctl = 0;
 	for (r = 0; r < n; r++) {
 		struct hwpmc_pmc *pm = xc->sys[r];
 
-		if (pm && hwpmc_running(pm)) {
-			hwpmc_x86_lvtpc_nmi();
+		if (pm && hwpmc_running(pm))
 			x86_load(pm, x86_start_value(pm));
-		}
 	}
+	local_irq_restore(flags);
 }
 
 void hwpmc_x86_cpu_offline(unsigned int cpu)
