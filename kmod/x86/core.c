@@ -115,6 +115,9 @@ static u64 x86_unload(struct hwpmc_pmc *pm)
 		hwpmc_pmu->write_msr(hwpmc_x86.global_ctrl, xc->gctl);
 	}
 	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
+	/* An overflow it raised may not have arrived yet (no global status). */
+	if (!x86_holds_count(pm))
+		hwpmc_x86_nmi_window_open(xc);
 	return v & hwpmc_x86_mask(hw);
 }
 
@@ -382,6 +385,12 @@ static int x86_reserve_counters(void)
 		return 0;
 	x86_release_counters(i);
 	return -EBUSY;
+}
+
+/* Does hwpmc hold the counters?  Any context, NMI included: no locks. */
+bool hwpmc_x86_in_use(void)
+{
+	return READ_ONCE(x86_nhw);
 }
 
 /* GETPMCINFO: does someone else (perf) hold this machine's counters? */

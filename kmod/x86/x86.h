@@ -79,6 +79,7 @@ u32 hwpmc_x86_evsel_msr(unsigned int i);
 int hwpmc_x86_nmi_init(void);
 void hwpmc_x86_nmi_fini(void);
 void hwpmc_x86_lvtpc_nmi(void);
+bool hwpmc_x86_in_use(void);
 extern atomic_t hwpmc_x86_nrunning;
 
 /* The per-CPU hardware state the switch, IPIs and the NMI handler share. */
@@ -90,9 +91,12 @@ struct hwpmc_x86_cpu {
 	u64 gctl;			/* shadow of the global control */
 	u64 fixed_ctl;			/* shadow of IA32_FIXED_CTR_CTRL */
 	u64 reload;			/* counting rows the PMI sets back */
+	unsigned long nmi_until;	/* no global status: late-NMI window */
 };
 
 DECLARE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
+
+void hwpmc_x86_nmi_window_open(struct hwpmc_x86_cpu *xc);
 
 /* The counter's value bits.  Any context, NMI included: no locks. */
 static inline u64 hwpmc_x86_mask(const struct hwpmc_x86_hw *hw)
