@@ -79,6 +79,8 @@ struct hwpmc_class_ops {
 	const char *(*event_name)(u32 code);
 	/* Optional: the width when it is only known at load. */
 	u32 (*get_width)(void);
+	/* Optional: the capabilities when they are only known at load. */
+	u32 (*get_caps)(void);
 	/* Optional: the name of @pm's event, for logs (else event_name). */
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
@@ -99,6 +101,7 @@ struct hwpmc_class {
 	unsigned int firstrow;
 	unsigned int nrows;
 	u32 width;
+	u32 caps;			/* PMC_CAP_* on this machine */
 };
 
 extern const struct hwpmc_class_ops hwpmc_tsc_ops;

@@ -47,6 +47,8 @@ int hwpmc_classes_init(void)
 		hwpmc_classes[hwpmc_nclass].nrows = n;
 		hwpmc_classes[hwpmc_nclass].width = ops->get_width ?
 						    ops->get_width() : ops->width;
+		hwpmc_classes[hwpmc_nclass].caps = ops->get_caps ?
+						   ops->get_caps() : ops->caps;
 		hwpmc_nclass++;
 		hwpmc_total_rows += n;
 	}
@@ -123,7 +125,7 @@ void hwpmc_classes_announce(void)
 		const struct hwpmc_class *c = &hwpmc_classes[i];
 
 		len += scnprintf(buf + len, sizeof(buf) - len, " %s/%u/0x%x",
-				 c->ops->name, c->nrows, c->ops->caps);
+				 c->ops->name, c->nrows, c->caps);
 	}
 	pr_info("%s\n", buf);
 }

@@ -707,6 +707,79 @@ TEST_F_TIMEOUT(hw, event_select_bits, 120)
 	ASSERT_EQ(0, hwpmc_release(self->fd, id));
 }
 
+/*
+ * In a child that became "nobody" (no capability left): what allocating
+ * a thread-scope counting PMC of @class with @config returns (an errno).
+ */
+static int alloc_as_nobody(int fd, __u32 class, __u32 event, __u64 config)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		__u32 id;
+		int err;
+
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(255);
+		err = hwpmc_alloc_cfg(fd, class, event, config, PMC_MODE_TC, 0,
+				      PMC_CPU_ANY, 0, &id);
+		if (!err)
+			hwpmc_release(fd, id);
+		_exit(err);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * AnyThread (Intel PerfMon v3-4, the model's v4; reserved on AMD) sets
+ * event-select bit 21 and the fixed nibble's bit 2, and, since it counts
+ * what the other hyperthread runs, needs system privilege: EPERM for an
+ * unprivileged caller, who may still allocate without it.
+ */
+TEST_F_TIMEOUT(hw, anythread_needs_privilege, 120)
+{
+	const __u64 any = PMC_X86_CONFIG_ANYTHREAD;
+	struct pmc_op_pmcallocate a = {
+		.pm_class = variant->gp_class, .pm_event = EV_INSTR,
+		.pm_mode = PMC_MODE_TC, .pm_cpu = PMC_CPU_ANY,
+		.pm_caps = PMC_CAP_ANYTHREAD,
+	};
+	__u32 id;
+
+	if (!variant->nfixed) {
+		EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, variant->gp_class,
+						  EV_INSTR, any, PMC_MODE_TC,
+						  0, PMC_CPU_ANY, 0, NULL));
+		/* The class does not offer it. */
+		EXPECT_EQ(EOPNOTSUPP,
+			  hwpmc_ioctl_err(self->fd, HWPMC_IOC_PMCALLOCATE, &a));
+		return;
+	}
+	EXPECT_EQ(SEL_EN | SEL_INT | SEL_USR | SEL_OS | any | EV_INSTR,
+		  sel_of(_metadata, self->fd, self->cpu, variant->gp_class,
+			 EV_INSTR, any));
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 0,
+				     any | PMC_X86_CONFIG_USR, PMC_MODE_SC, 0,
+				     self->cpu, 0, &id));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	/* USR (0x2), ANY (0x4) and PMI (0x8). */
+	EXPECT_EQ(0xe, mget(self->cpu, "fixed_ctrl"));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+
+	EXPECT_EQ(EPERM, alloc_as_nobody(self->fd, variant->gp_class,
+					 EV_INSTR, any));
+	EXPECT_EQ(EPERM, alloc_as_nobody(self->fd, PMC_CLASS_IAF, 0, any));
+	EXPECT_EQ(0, alloc_as_nobody(self->fd, variant->gp_class, EV_INSTR,
+				     0));
+	EXPECT_EQ(0, alloc_as_nobody(self->fd, PMC_CLASS_IAF, 0, 0));
+}
+
 static void *adv_thread(void *arg)
 {
 	return (void *)(long)adv("%s", (const char *)arg);

@@ -54,6 +54,13 @@ static void hwpmc_detect_intel(void)
 		hwpmc_x86.global_ovf = HWPMC_MSR_IA32_GLOBAL_OVF_CTRL;
 	}
 	/*
+	 * AnyThread (event-select bit 21, fixed nibble bit 2): versions 3
+	 * and 4; in version 5 unless CPUID.0AH:EDX[15] deprecates it.
+	 */
+	hwpmc_x86.anythread = hwpmc_x86.version == 3 ||
+			      hwpmc_x86.version == 4 ||
+			      (hwpmc_x86.version >= 5 && !(r[3] & BIT(15)));
+	/*
 	 * IA32_PMCx keeps only bits 31:0 of a write, sign-extended; with
 	 * IA32_PERF_CAPABILITIES.FW_WRITE the IA32_A_PMCx aliases write the
 	 * full width, so that minus a period of 2^31 or more fits.

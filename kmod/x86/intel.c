@@ -44,24 +44,34 @@ static const u16 iap_arch_events[] = {
 	0x00c5,		/* branch mispredicts retired */
 };
 
-static bool iap_anythread_ok(void)
+/*
+ * AnyThread counts the events of the other hyperthread of the core too,
+ * whoever runs there: the CPU must have it (EOPNOTSUPP), and the caller
+ * the privilege of system-scope PMCs (EPERM).
+ */
+static int iap_anythread_check(u64 cfg)
 {
-	/* AnyThread exists in versions 3 and 4 only. */
-	return hwpmc_x86.version >= 3 && hwpmc_x86.version <= 4;
+	if (!(cfg & PMC_X86_CONFIG_ANYTHREAD))
+		return 0;
+	if (!hwpmc_x86.anythread)
+		return -EOPNOTSUPP;
+	return hwpmc_priv_system() ? 0 : -EPERM;
 }
 
 static int iap_validate(const struct pmc_op_pmcallocate *a, unsigned int idx,
 			u64 *ctl)
 {
 	u64 cfg = a->pm_config;
-	u16 code;
 	unsigned int i;
+	u16 code;
+	int err;
 
 	if (a->pm_event > 0xff || (cfg & ~PMC_X86_CONFIG_MASK) ||
 	    a->pm_config1)
 		return -EINVAL;
-	if ((cfg & PMC_X86_CONFIG_ANYTHREAD) && !iap_anythread_ok())
-		return -EOPNOTSUPP;
+	err = iap_anythread_check(cfg);
+	if (err)
+		return err;
 	code = a->pm_event | (PMC_X86_CONFIG_UMASK(cfg) << 8);
 	for (i = 0; i < ARRAY_SIZE(iap_arch_events); i++)
 		if (code == iap_arch_events[i] && (hwpmc_x86.unavail & BIT(i)))
@@ -120,12 +130,14 @@ static int iaf_validate(const struct pmc_op_pmcallocate *a, unsigned int idx,
 {
 	u64 cfg = a->pm_config, allowed = PMC_X86_CONFIG_USR |
 		  PMC_X86_CONFIG_OS | PMC_X86_CONFIG_ANYTHREAD;
+	int err;
 
 	if (a->pm_event >= 32 || !(hwpmc_x86.fixed_mask & BIT(a->pm_event)) ||
 	    (cfg & ~allowed) || a->pm_config1)
 		return -EINVAL;
-	if ((cfg & PMC_X86_CONFIG_ANYTHREAD) && !iap_anythread_ok())
-		return -EOPNOTSUPP;
+	err = iap_anythread_check(cfg);
+	if (err)
+		return err;
 	if (!(cfg & (PMC_X86_CONFIG_USR | PMC_X86_CONFIG_OS)))
 		cfg |= PMC_X86_CONFIG_USR | PMC_X86_CONFIG_OS;
 	*ctl = ((cfg & PMC_X86_CONFIG_OS) ? HWPMC_FIXED_OS : 0) |

@@ -21,6 +21,7 @@ struct hwpmc_x86_info {
 	unsigned int width, fixed_width;
 	u32 unavail;			/* Intel: CPUID.0AH:EBX, absent events */
 	bool full_width;		/* Intel: IA32_A_PMCx (FW_WRITE) */
+	bool anythread;			/* Intel: event-select AnyThread */
 	bool has_global;		/* global ctrl/status MSRs */
 	bool ext_core;			/* AMD PerfCtrExtCore */
 	u32 global_ctrl, global_status, global_ovf;
