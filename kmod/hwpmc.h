@@ -192,6 +192,7 @@ static inline bool hwpmc_is_system(const struct hwpmc_pmc *pm)
 	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_SC;
 }
 
+/* Any context, NMI included. */
 static inline bool hwpmc_is_sampling(const struct hwpmc_pmc *pm)
 {
 	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_TS;

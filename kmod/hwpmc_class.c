@@ -110,6 +110,7 @@ void hwpmc_classes_cpu_offline(unsigned int cpu)
 			hwpmc_classes[i].ops->cpu_offline(cpu);
 }
 
+/* Any context, NMI included: no locks. */
 unsigned int hwpmc_nrows(void)
 {
 	return hwpmc_total_rows;

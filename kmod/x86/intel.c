@@ -3,21 +3,25 @@
  * hwpmc: Intel architectural PerfMon register layouts: IAP (programmable
  * counters, IA32_PMCx / IA32_PERFEVTSELx) and IAF (fixed counters,
  * IA32_FIXED_CTRx controlled by a nibble each of IA32_FIXED_CTR_CTRL).
- * The control functions run on the counter's CPU, also in NMI context:
- * no locks, no allocation.
+ * The control functions run on the counter's CPU with IRQs off (the
+ * switch hook, IPIs); the counter MSR and width functions also in NMI
+ * context.  None takes a lock or allocates.
  */
 #include <linux/percpu.h>
 
 #include "x86.h"
 
-/* The full-width alias where there is one: it writes all 48 bits. */
+/*
+ * The full-width alias where there is one: it writes all 48 bits.  NMI
+ * context too.
+ */
 static u32 iap_ctr_msr(unsigned int i)
 {
 	return (hwpmc_x86.full_width ? HWPMC_MSR_IA32_A_PMC0 :
 		HWPMC_MSR_IA32_PMC0) + i;
 }
 
-/* NMI context. */
+/* IRQs off, on the counter's CPU. */
 static void iap_control(unsigned int i, u64 ctl)
 {
 	hwpmc_pmu->write_msr(HWPMC_MSR_IA32_PERFEVTSEL0 + i, ctl);
@@ -28,6 +32,7 @@ static unsigned int iap_nctr(void)
 	return hwpmc_x86.intel ? hwpmc_x86.ngp : 0;
 }
 
+/* NMI context too. */
 static unsigned int iap_width(void)
 {
 	return hwpmc_x86.width;
@@ -94,12 +99,13 @@ const struct hwpmc_x86_hw hwpmc_iap_hw = {
 	.intr		= HWPMC_EVSEL_INT,
 };
 
+/* NMI context too. */
 static u32 iaf_ctr_msr(unsigned int i)
 {
 	return HWPMC_MSR_IA32_FIXED_CTR0 + i;
 }
 
-/* NMI context.  @ctl is the counter's nibble. */
+/* IRQs off, on the counter's CPU.  @ctl is the counter's nibble. */
 static void iaf_control(unsigned int i, u64 ctl)
 {
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
@@ -114,6 +120,7 @@ static unsigned int iaf_nctr(void)
 	return hwpmc_x86.intel ? hwpmc_x86.nfixed : 0;
 }
 
+/* NMI context too. */
 static unsigned int iaf_width(void)
 {
 	return hwpmc_x86.fixed_width;

@@ -78,10 +78,11 @@ static u64 hwpmc_x86_status(struct hwpmc_x86_cpu *xc)
  * arrive after its counter was unloaded or after an earlier NMI already
  * took its overflow; like perf, hwpmc claims an NMI that finds no overflow
  * for a short while after it handled one or unloaded a counter (the
- * window, per CPU).  NMI context and IRQs off: no locks.
+ * window, per CPU).  No locks.
  */
 #define HWPMC_X86_NMI_WINDOW_MS	100
 
+/* Open this CPU's window.  NMI context, or IRQs off (x86_unload()). */
 void hwpmc_x86_nmi_window_open(struct hwpmc_x86_cpu *xc)
 {
 	if (!hwpmc_x86.has_global)

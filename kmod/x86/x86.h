@@ -31,8 +31,9 @@ extern struct hwpmc_x86_info hwpmc_x86;
 
 /* The register layout of one hardware class (const, per vendor). */
 struct hwpmc_x86_hw {
+	/* Counter @i's MSR; NMI context too, like width(). */
 	u32 (*ctr_msr)(unsigned int i);
-	/* Program counter @i's control with @ctl (0: off). */
+	/* Program counter @i's control with @ctl (0: off).  IRQs off. */
 	void (*control)(unsigned int i, u64 ctl);
 	u32 rdpmc_base;			/* RDPMC index of counter 0 */
 	unsigned int global_bit0;	/* global ctrl/status bit of counter 0 */
@@ -51,6 +52,7 @@ struct hwpmc_x86_class {
 	const struct hwpmc_x86_hw *hw;
 };
 
+/* The layout of a hardware class.  Any context, NMI included: no locks. */
 static inline const struct hwpmc_x86_hw *
 hwpmc_x86_hw_of(const struct hwpmc_class_ops *ops)
 {
