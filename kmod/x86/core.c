@@ -316,6 +316,7 @@ void hwpmc_x86_start(struct hwpmc_pmc *pm)
 	atomic_inc(&hwpmc_x86_nrunning);
 	if (!hwpmc_is_system(pm))
 		atomic_inc(&x86_nproc);
+	/* The counts before the state: a switch that sees RUNNING loads. */
 	smp_mb__after_atomic();
 	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
 	x86_on_pmc_cpus(pm, x86_start_ipi);

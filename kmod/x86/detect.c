@@ -151,8 +151,10 @@ int hwpmc_x86_detect(void)
 	    !hwpmc_counter_works(hwpmc_x86.intel ? hwpmc_iap_hw.ctr_msr(0) :
 				 hwpmc_k8_hw.ctr_msr(0),
 				 hwpmc_x86_perfctr_msr(0),
-				 hwpmc_x86_evsel_msr(0)))
-		hwpmc_x86.intel = hwpmc_x86.amd = false;
+				 hwpmc_x86_evsel_msr(0))) {
+		hwpmc_x86.intel = false;
+		hwpmc_x86.amd = false;
+	}
 	if (!hwpmc_x86.intel && !hwpmc_x86.amd) {
 		memset(&hwpmc_x86, 0, sizeof(hwpmc_x86));
 		hwpmc_x86.cputype = PMC_CPU_GENERIC;
