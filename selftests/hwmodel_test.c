@@ -53,6 +53,8 @@
 #define SEL_OS		(1ULL << 17)
 #define SEL_INT		(1ULL << 20)
 #define SEL_EN		(1ULL << 22)
+/* The model's LVTPC: NMI delivery, unmasked (delivery sets 0x10000). */
+#define LVTPC_NMI	0x400
 
 /* --- the module ---------------------------------------------------------- */
 
@@ -1039,7 +1041,7 @@ TEST_F_TIMEOUT(hw, system_sampling_exact, 120)
 {
 	struct pmc_op_getdriverstats s0, s1;
 	struct cc_count c = { 0 }, cu = { 0 };
-	__u64 sent0, lost0;
+	__u64 sent0, lost0, masked0;
 	__u32 id, uid;
 	struct pmc_info pi;
 	int i, want, want_u;
@@ -1065,14 +1067,26 @@ TEST_F_TIMEOUT(hw, system_sampling_exact, 120)
 	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &s0));
 	sent0 = mget(self->cpu, "nmis_sent");
 	lost0 = mget(self->cpu, "nmis_lost");
+	masked0 = mget(self->cpu, "pmis_masked");
+	/* Start pointed the model's LVTPC at NMI, unmasked. */
+	EXPECT_EQ(LVTPC_NMI, mget(self->cpu, "lvtpc"));
 
+	/*
+	 * The model masks its LVTPC on each PMI, as a CPU does: every sample
+	 * after the first shows that the handler unmasked it again.
+	 */
+	ADV("1000");
+	EXPECT_EQ(LVTPC_NMI, mget(self->cpu, "lvtpc"));
+	ADV("1000");
 	for (i = 0; i < 20; i++)
 		ADV("250");
 	ADV("999");
 	ADV("1");
 	ADV("os 1000");
-	want = expected_samples(1000, 250, 20) + 1 + 1;
-	want_u = expected_samples(500, 250, 20) + 1;	/* 999: once */
+	want = expected_samples(1000, 1000, 2) +
+	       expected_samples(1000, 250, 20) + 1 + 1;
+	want_u = expected_samples(500, 1000, 2) +
+		 expected_samples(500, 250, 20) + 1;	/* 999: once */
 	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
 	ASSERT_EQ(0, hwpmc_stop(self->fd, uid));
 	ADV("5000");
@@ -1086,7 +1100,7 @@ TEST_F_TIMEOUT(hw, system_sampling_exact, 120)
 	cu.pmcid = uid;
 	cu.cpu = self->cpu;
 	ASSERT_LE(0, count_samples(self->log, &cu));
-	EXPECT_EQ(7, want);
+	EXPECT_EQ(9, want);
 	EXPECT_EQ(want, c.n);
 	EXPECT_EQ(want_u, cu.n);
 	EXPECT_EQ(0, c.wrong_cpu);
@@ -1100,6 +1114,8 @@ TEST_F_TIMEOUT(hw, system_sampling_exact, 120)
 	EXPECT_EQ(mget(self->cpu, "nmis_sent") - sent0,
 		  s1.pm_intr_processed - s0.pm_intr_processed);
 	EXPECT_EQ(lost0, mget(self->cpu, "nmis_lost"));
+	EXPECT_EQ(masked0, mget(self->cpu, "pmis_masked"));
+	EXPECT_EQ(LVTPC_NMI, mget(self->cpu, "lvtpc"));
 	TH_LOG("%d + %d samples, %llu NMIs", c.n, cu.n,
 	       (unsigned long long)(mget(self->cpu, "nmis_sent") - sent0));
 }
@@ -1681,6 +1697,8 @@ TEST_F_TIMEOUT(hw, zz_no_lost_or_unknown_nmis, 120)
 		if (model_get(c, "nmis_lost", &lost))
 			continue;	/* offline */
 		EXPECT_EQ(0, lost) TH_LOG("cpu %d", c);
+		/* No PMI found the LVTPC masked: the handler unmasks it. */
+		EXPECT_EQ(0, mget(c, "pmis_masked")) TH_LOG("cpu %d", c);
 		EXPECT_LE(mget(c, "nmis_sent"), mget(c, "nmis_seen"));
 	}
 	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &s));

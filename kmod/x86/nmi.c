@@ -21,9 +21,7 @@
 /* Point LVTPC at NMI delivery, unmasked.  NMI context too. */
 void hwpmc_x86_lvtpc_nmi(void)
 {
-	/* apic->write, not apic_write(): a static call modules cannot use. */
-	if (boot_cpu_has(X86_FEATURE_APIC) && apic)
-		apic->write(APIC_LVTPC, APIC_DM_NMI);
+	hwpmc_pmu->write_lvtpc(APIC_DM_NMI);
 }
 
 /*
