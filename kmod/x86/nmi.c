@@ -183,7 +183,8 @@ static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 
 		if (late && !handled)
 			handled = 1;
-		acked |= late;
+		/* A held counter's bit is cleared too, but claims nothing. */
+		acked |= late | held;
 		if (acked)
 			hwpmc_pmu->write_msr(hwpmc_x86.global_ovf, acked);
 	}
