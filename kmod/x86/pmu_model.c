@@ -120,7 +120,9 @@
  *             (taskset) to choose the CPU.  "status 0xBITS" instead sets
  *             those global status bits of the writing CPU, as a write to
  *             the STATUS_SET MSR does (no NMI): an overflow that hwpmc did
- *             not see.  Bad input: -EINVAL.
+ *             not see.  "nmi" sends this CPU an NMI that is no PMI (as
+ *             another NMI user would), which the model claims itself and
+ *             counts in "nmis_foreign".  Bad input: -EINVAL.
  *   state     (read) a line "model model-intel" (or model-amd), then for
  *             each online CPU a line "cpu N" and one line per register,
  *             "name 0x%016llx" (ctr0..ctrN,
@@ -129,7 +131,7 @@
  *             "overflows N", "nmis_sent N", "nmis_seen N",
  *             "nmis_lost N" (an NMI that did not arrive in 100 ms) and
  *             "pmis_masked N" (an overflow's interrupt that the LVTPC
- *             refused).
+ *             refused) and "nmis_foreign N".
  *   selftest  (read) checks the model on the reading CPU through its ops
  *             table, with that CPU's register file saved and restored and
  *             a temporary NMI handler of its own (registered first, it
@@ -227,6 +229,8 @@ struct model_stats {
 	unsigned long nmis_seen;	/* written in NMI context */
 	unsigned long nmis_lost;
 	unsigned long pmis_masked;	/* refused by a masked LVTPC */
+	unsigned long nmis_foreign;	/* "nmi": NMIs that are no PMI */
+	bool foreign_pending;		/* the model claims the next NMI */
 };
 
 static DEFINE_PER_CPU(struct model_regs, model_regs);
@@ -674,7 +678,44 @@ static int model_nmi(unsigned int type, struct pt_regs *regs)
 	struct model_stats *s = this_cpu_ptr(&model_stats);
 
 	WRITE_ONCE(s->nmis_seen, s->nmis_seen + 1);
+	if (READ_ONCE(s->foreign_pending)) {
+		/* Another NMI user's: claimed here, so none is unknown. */
+		WRITE_ONCE(s->foreign_pending, false);
+		return NMI_HANDLED;
+	}
 	return NMI_DONE;
+}
+
+/* IRQs off: wait until the NMI sent after nmis_seen was @seen arrives. */
+static void model_wait_nmi(struct model_stats *s, unsigned long seen)
+{
+	int i;
+
+	for (i = 0; i < MODEL_NMI_WAIT_US; i++) {
+		if (READ_ONCE(s->nmis_seen) != seen)
+			return;
+		udelay(1);
+	}
+	s->nmis_lost++;
+}
+
+/*
+ * An NMI that is not a PMI, as another NMI user (a watchdog, an IPI) sends
+ * one: the model claims it itself; the PMU's registers do not change.
+ */
+static void model_foreign_nmi_local(void)
+{
+	struct model_stats *s;
+	unsigned long flags, seen;
+
+	local_irq_save(flags);
+	s = this_cpu_ptr(&model_stats);
+	seen = READ_ONCE(s->nmis_seen);
+	s->nmis_foreign++;
+	WRITE_ONCE(s->foreign_pending, true);
+	apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+	model_wait_nmi(s, seen);
+	local_irq_restore(flags);
 }
 
 /*
@@ -687,7 +728,6 @@ static void model_advance_local(u64 n, bool os)
 	struct model_regs *r;
 	struct model_stats *s;
 	unsigned long flags, seen;
-	int i;
 
 	local_irq_save(flags);
 	s = this_cpu_ptr(&model_stats);
@@ -705,13 +745,7 @@ static void model_advance_local(u64 n, bool os)
 		seen = READ_ONCE(s->nmis_seen);
 		s->nmis_sent++;
 		apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
-		for (i = 0; i < MODEL_NMI_WAIT_US; i++) {
-			if (READ_ONCE(s->nmis_seen) != seen)
-				break;
-			udelay(1);
-		}
-		if (READ_ONCE(s->nmis_seen) == seen)
-			s->nmis_lost++;
+		model_wait_nmi(s, seen);
 	}
 	local_irq_restore(flags);
 }
@@ -762,6 +796,10 @@ static ssize_t model_advance_write(struct file *file, const char __user *ubuf,
 		err = ops->write_msr(msr, n);
 		local_irq_restore(flags);
 		return err ? err : len;
+	}
+	if (!strcmp(strim(buf), "nmi")) {
+		model_foreign_nmi_local();
+		return len;
 	}
 	if (model_parse_advance(buf, &n, &os))
 		return -EINVAL;
@@ -827,7 +865,8 @@ static int model_state_show(struct seq_file *m, void *unused)
 		seq_printf(m, "nmis_sent %lu\nnmis_seen %lu\nnmis_lost %lu\n",
 			   snap.stats.nmis_sent, snap.stats.nmis_seen,
 			   snap.stats.nmis_lost);
-		seq_printf(m, "pmis_masked %lu\n", snap.stats.pmis_masked);
+		seq_printf(m, "pmis_masked %lu\nnmis_foreign %lu\n",
+			   snap.stats.pmis_masked, snap.stats.nmis_foreign);
 	}
 	cpus_read_unlock();
 	return 0;
