@@ -60,7 +60,12 @@ struct hwpmc_class_ops {
 	int (*allocate)(struct hwpmc_pmc *pm,
 			const struct pmc_op_pmcallocate *a);
 	void (*release)(struct hwpmc_pmc *pm);
-	/* State changes; the core publishes pm->state around them. */
+	/*
+	 * State changes (hwpmc_sx held).  The core publishes pm->state after
+	 * them, so that SOFT's CLOCK.PROF folds what ran before start and
+	 * until stop; a class whose hooks decide from pm->state on other
+	 * CPUs (x86: the switch hook) publishes it itself first.
+	 */
 	void (*start)(struct hwpmc_pmc *pm);
 	void (*stop)(struct hwpmc_pmc *pm);
 	/* The current value of a counting PMC. */
@@ -74,6 +79,8 @@ struct hwpmc_class_ops {
 	const char *(*event_name)(u32 code);
 	/* Optional: the width when it is only known at load. */
 	u32 (*get_width)(void);
+	/* Optional: the capabilities when they are only known at load. */
+	u32 (*get_caps)(void);
 	/* Optional: the name of @pm's event, for logs (else event_name). */
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
@@ -94,6 +101,7 @@ struct hwpmc_class {
 	unsigned int firstrow;
 	unsigned int nrows;
 	u32 width;
+	u32 caps;			/* PMC_CAP_* on this machine */
 };
 
 extern const struct hwpmc_class_ops hwpmc_tsc_ops;
@@ -185,6 +193,7 @@ static inline bool hwpmc_is_system(const struct hwpmc_pmc *pm)
 	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_SC;
 }
 
+/* Any context, NMI included. */
 static inline bool hwpmc_is_sampling(const struct hwpmc_pmc *pm)
 {
 	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_TS;

@@ -47,6 +47,8 @@ int hwpmc_classes_init(void)
 		hwpmc_classes[hwpmc_nclass].nrows = n;
 		hwpmc_classes[hwpmc_nclass].width = ops->get_width ?
 						    ops->get_width() : ops->width;
+		hwpmc_classes[hwpmc_nclass].caps = ops->get_caps ?
+						   ops->get_caps() : ops->caps;
 		hwpmc_nclass++;
 		hwpmc_total_rows += n;
 	}
@@ -108,6 +110,7 @@ void hwpmc_classes_cpu_offline(unsigned int cpu)
 			hwpmc_classes[i].ops->cpu_offline(cpu);
 }
 
+/* Any context, NMI included: no locks. */
 unsigned int hwpmc_nrows(void)
 {
 	return hwpmc_total_rows;
@@ -123,7 +126,7 @@ void hwpmc_classes_announce(void)
 		const struct hwpmc_class *c = &hwpmc_classes[i];
 
 		len += scnprintf(buf + len, sizeof(buf) - len, " %s/%u/0x%x",
-				 c->ops->name, c->nrows, c->ops->caps);
+				 c->ops->name, c->nrows, c->caps);
 	}
 	pr_info("%s\n", buf);
 }

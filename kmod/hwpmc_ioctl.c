@@ -41,7 +41,7 @@ static int hwpmc_op_getcpuinfo(struct hwpmc_owner *po,
 		struct pmc_classinfo *ci = &a->pm_classes[i];
 
 		ci->pm_class = c->ops->class;
-		ci->pm_caps = c->ops->caps;
+		ci->pm_caps = c->caps;
 		ci->pm_width = c->width;
 		ci->pm_num = c->nrows;
 		ci->pm_firstrow = c->firstrow;

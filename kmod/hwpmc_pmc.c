@@ -250,7 +250,7 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 		return -EINVAL;
 	if (sampling && !hwpmc_period_ok(cls, a->pm_count))
 		return -EINVAL;
-	if (a->pm_caps & ~cls->ops->caps)
+	if (a->pm_caps & ~cls->caps)
 		return -EOPNOTSUPP;
 	if (sys && !hwpmc_priv_system() &&
 	    (a->pm_mode == PMC_MODE_SS || !READ_ONCE(hwpmc_unprivileged_syspmcs)))
@@ -281,7 +281,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	pm->mode = a->pm_mode;
 	pm->flags = a->pm_flags;
 	pm->event = a->pm_event;
-	pm->caps = a->pm_caps ? a->pm_caps : cls->ops->caps;
+	pm->caps = a->pm_caps ? a->pm_caps : cls->caps;
 	pm->cpu = a->pm_cpu;
 	pm->config = a->pm_config;
 	pm->config1 = a->pm_config1;
@@ -393,6 +393,7 @@ static void hwpmc_pmc_stop(struct hwpmc_pmc *pm)
 {
 	if (pm->state != PMC_STATE_RUNNING)
 		return;
+	/* The class may have published STOPPED already (see its ops). */
 	pm->cls->ops->stop(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 }
@@ -509,6 +510,7 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	}
 	if (pm->state == PMC_STATE_RUNNING)
 		return 0;
+	/* The class may have published RUNNING already (see its ops). */
 	pm->cls->ops->start(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
 	/* System sampling can hit any process: log all their mappings. */

@@ -80,6 +80,14 @@ for model in intel amd; do
 	ok "$model: instructions:u counts the 3,000 user-mode ones, :k the 1,000 kernel-mode ones" \
 		sh -c "grep -q '^3000,,instructions:u,' '$tmp/s' && grep -q '^1000,,instructions:k,' '$tmp/s'"
 
+	# A unit-masked event (Intel LLC misses, 0x412e), by its raw codes.
+	"$tools/hwpmc-stat" -x, -e event=0x2e,umask=0x41,usr \
+		-- taskset -c 0 sh -c "echo 500 > $adv; echo 'os 7' > $adv" >"$tmp/u" 2>&1
+	rc=$?
+	sed 's/^/#   /' "$tmp/u"
+	ok "$model: an event with a unit mask (event=0x2e,umask=0x41,usr) counts the 500 user-mode events" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^500,,' '$tmp/u'"
+
 	"$tools/hwpmc-record" -c 1000 -e instructions -o "$tmp/r.data" \
 		-- taskset -c 0 sh -c "echo 999 > $adv; echo 1 > $adv; echo 1000 > $adv" >"$tmp/rec" 2>&1
 	rc=$?

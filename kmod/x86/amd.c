@@ -4,17 +4,19 @@
  * counters (PerfEvtSel/PerfCtr at C001_0000H/C001_0004H), or 6 with
  * PerfCtrExtCore (PERF_CTL/PERF_CTR interleaved from C001_0200H), and
  * PerfMonV2's global control.  The control function runs on the
- * counter's CPU, also in NMI context: no locks, no allocation.
+ * counter's CPU with IRQs off (the switch hook, IPIs); the counter MSR and
+ * width functions also in NMI context.  None takes a lock or allocates.
  */
 #include "x86.h"
 
+/* NMI context too. */
 static u32 k8_ctr_msr(unsigned int i)
 {
 	return hwpmc_x86.ext_core ? HWPMC_MSR_F15H_PERF_CTR0 + 2 * i :
 				    HWPMC_MSR_K7_PERFCTR0 + i;
 }
 
-/* NMI context. */
+/* IRQs off, on the counter's CPU. */
 static void k8_control(unsigned int i, u64 ctl)
 {
 	u32 msr = hwpmc_x86.ext_core ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
@@ -28,6 +30,7 @@ static unsigned int k8_nctr(void)
 	return hwpmc_x86.amd ? hwpmc_x86.ngp : 0;
 }
 
+/* NMI context too. */
 static unsigned int k8_width(void)
 {
 	return hwpmc_x86.width;

@@ -81,6 +81,19 @@ static void x86_iaf_describe(const struct hwpmc_pmc *pm, char *buf,
 		snprintf(buf, len, "IAF-%u", pm->event);
 }
 
+/* AnyThread where the CPU has it (x86/detect.c). */
+static u32 x86_iap_caps(void)
+{
+	return hwpmc_iap_ops->caps |
+	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
+}
+
+static u32 x86_iaf_caps(void)
+{
+	return hwpmc_iaf_ops->caps |
+	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
+}
+
 #define HWPMC_X86_CAPS (PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
 			PMC_CAP_READ | PMC_CAP_WRITE)
 #define HWPMC_X86_MODES (BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) | \
@@ -107,7 +120,8 @@ static const struct hwpmc_x86_class hwpmc_iap_class = {
 		.class		= PMC_CLASS_IAP,
 		.caps		= HWPMC_X86_CAPS | PMC_CAP_EDGE |
 				  PMC_CAP_THRESHOLD | PMC_CAP_INVERT |
-				  PMC_CAP_QUALIFIER | PMC_CAP_ANYTHREAD,
+				  PMC_CAP_QUALIFIER,
+		.get_caps	= x86_iap_caps,
 		.probe		= x86_iap_probe,
 		.get_width	= x86_iap_width,
 		.describe	= x86_describe,
@@ -121,7 +135,8 @@ static const struct hwpmc_x86_class hwpmc_iaf_class = {
 	.ops = {
 		.name		= "IAF",
 		.class		= PMC_CLASS_IAF,
-		.caps		= HWPMC_X86_CAPS | PMC_CAP_ANYTHREAD,
+		.caps		= HWPMC_X86_CAPS,
+		.get_caps	= x86_iaf_caps,
 		.probe		= x86_iaf_probe,
 		.get_width	= x86_iaf_width,
 		.describe	= x86_iaf_describe,

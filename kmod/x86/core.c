@@ -115,6 +115,9 @@ static u64 x86_unload(struct hwpmc_pmc *pm)
 		hwpmc_pmu->write_msr(hwpmc_x86.global_ctrl, xc->gctl);
 	}
 	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
+	/* An overflow it raised may not have arrived yet (no global status). */
+	if (!x86_holds_count(pm))
+		hwpmc_x86_nmi_window_open(xc);
 	return v & hwpmc_x86_mask(hw);
 }
 
@@ -293,17 +296,36 @@ static void x86_on_pmc_cpus(struct hwpmc_pmc *pm, smp_call_func_t fn)
 	cpus_read_unlock();
 }
 
+/*
+ * Start and stop publish pm->state themselves, before their IPIs (the core
+ * writes the same state again after): the switch hook decides from it
+ * whether to load a process-scope PMC, and it and the IPIs run with IRQs
+ * off on their CPU.  So at start a target switched in on a CPU before that
+ * CPU's IPI is loaded by the switch (the IPI then finds it loaded), and
+ * one switched in after it is loaded by the switch; at stop, a switch
+ * after the state write loads nothing more and the IPI unloads what an
+ * earlier one loaded: when stop returns, no CPU has @pm loaded, which
+ * release relies on before it frees @pm.  The IPIs order the state write
+ * before their handlers; the counters are published first, so that a
+ * switch that sees RUNNING also sees the switch hook enabled.
+ */
 void hwpmc_x86_start(struct hwpmc_pmc *pm)
 {
+	lockdep_assert_held(&hwpmc_sx);
 	atomic64_set(&pm->remaining, pm->reload);
 	atomic_inc(&hwpmc_x86_nrunning);
 	if (!hwpmc_is_system(pm))
 		atomic_inc(&x86_nproc);
+	/* The counts before the state: a switch that sees RUNNING loads. */
+	smp_mb__after_atomic();
+	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
 	x86_on_pmc_cpus(pm, x86_start_ipi);
 }
 
 void hwpmc_x86_stop(struct hwpmc_pmc *pm)
 {
+	lockdep_assert_held(&hwpmc_sx);
+	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 	x86_on_pmc_cpus(pm, x86_stop_ipi);
 	if (!hwpmc_is_system(pm))
 		atomic_dec(&x86_nproc);
@@ -366,6 +388,12 @@ static int x86_reserve_counters(void)
 	return -EBUSY;
 }
 
+/* Does hwpmc hold the counters?  Any context, NMI included: no locks. */
+bool hwpmc_x86_in_use(void)
+{
+	return READ_ONCE(x86_nhw);
+}
+
 /* GETPMCINFO: does someone else (perf) hold this machine's counters? */
 bool hwpmc_x86_unavailable(const struct hwpmc_class *cls, unsigned int idx)
 {
@@ -400,7 +428,7 @@ int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
 		pr_info_ratelimited("the PMU's counters are in use by perf (the NMI watchdog holds one: 'sysctl kernel.nmi_watchdog=0' frees it)\n");
 		return -EBUSY;
 	}
-	x86_nhw++;
+	WRITE_ONCE(x86_nhw, x86_nhw + 1);
 	if (hwpmc_is_system(pm))
 		per_cpu(hwpmc_x86_cpu, pm->cpu).sys[pm->row] = pm;
 	return 0;
@@ -412,7 +440,8 @@ void hwpmc_x86_release(struct hwpmc_pmc *pm)
 	hwpmc_x86_rdpmc_revoke(pm);
 	if (hwpmc_is_system(pm))
 		per_cpu(hwpmc_x86_cpu, pm->cpu).sys[pm->row] = NULL;
-	if (!--x86_nhw)
+	WRITE_ONCE(x86_nhw, x86_nhw - 1);
+	if (!x86_nhw)
 		x86_release_counters(hwpmc_x86.ngp);
 }
 
@@ -499,22 +528,31 @@ void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm)
 	mmdrop(mm);
 }
 
-/* CPU hotplug, on the CPU itself: system PMCs follow their CPU. */
+/*
+ * CPU hotplug, on the CPU itself: system PMCs follow their CPU.  IRQs off,
+ * as everywhere else the per-CPU state changes: the switch hook (a
+ * process-scope PMC loaded on a target switched in) and the NMI handler
+ * must not see it half written.  LVTPC goes to NMI delivery whenever
+ * hwpmc holds the counters, for the process-scope PMCs' PMIs too.
+ */
 void hwpmc_x86_cpu_online(unsigned int cpu)
 {
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 	unsigned int r, n = hwpmc_nrows();
+	unsigned long flags;
 
+	local_irq_save(flags);
+	if (READ_ONCE(x86_nhw))
+		hwpmc_x86_lvtpc_nmi();
 	xc->gctl = 0;
 	xc->fixed_ctl = 0;
 	for (r = 0; r < n; r++) {
 		struct hwpmc_pmc *pm = xc->sys[r];
 
-		if (pm && hwpmc_running(pm)) {
-			hwpmc_x86_lvtpc_nmi();
+		if (pm && hwpmc_running(pm))
 			x86_load(pm, x86_start_value(pm));
-		}
 	}
+	local_irq_restore(flags);
 }
 
 void hwpmc_x86_cpu_offline(unsigned int cpu)

@@ -11,6 +11,7 @@
 
 #include <linux/string.h>
 #include <linux/bits.h>
+#include <asm/nmi.h>
 
 #include "x86.h"
 
@@ -52,6 +53,13 @@ static void hwpmc_detect_intel(void)
 		hwpmc_x86.global_status = HWPMC_MSR_IA32_GLOBAL_STATUS;
 		hwpmc_x86.global_ovf = HWPMC_MSR_IA32_GLOBAL_OVF_CTRL;
 	}
+	/*
+	 * AnyThread (event-select bit 21, fixed nibble bit 2): versions 3
+	 * and 4; in version 5 unless CPUID.0AH:EDX[15] deprecates it.
+	 */
+	hwpmc_x86.anythread = hwpmc_x86.version == 3 ||
+			      hwpmc_x86.version == 4 ||
+			      (hwpmc_x86.version >= 5 && !(r[3] & BIT(15)));
 	/*
 	 * IA32_PMCx keeps only bits 31:0 of a write, sign-extended; with
 	 * IA32_PERF_CAPABILITIES.FW_WRITE the IA32_A_PMCx aliases write the
@@ -95,17 +103,30 @@ static void hwpmc_detect_amd(void)
 
 /*
  * A counter that does not keep what is written to it is no counter: a
- * virtual machine without a PMU may accept the MSRs and read zero.
+ * virtual machine without a PMU may accept the MSRs and read zero.  The
+ * counter is probed only once reserved (@ctr_res, @sel_res: the keys of
+ * the kernel's reservation protocol), so that one perf holds (the NMI
+ * watchdog) is never clobbered; one that perf holds is proof enough that
+ * the PMU exists.  Its value is put back after the probe.
  */
-static bool hwpmc_counter_works(u32 msr)
+static bool hwpmc_counter_works(u32 msr, u32 ctr_res, u32 sel_res)
 {
-	u64 v = 0;
+	u64 v = 0, old = 0;
 	bool ok;
 
-	if (hwpmc_pmu->write_msr(msr, 0x5a5a5a) || hwpmc_pmu->read_msr(msr, &v))
-		return false;
-	ok = v == 0x5a5a5a;
-	hwpmc_pmu->write_msr(msr, 0);
+	if (!reserve_perfctr_nmi(ctr_res))
+		return true;		/* perf's: perf found a PMU */
+	if (!reserve_evntsel_nmi(sel_res)) {
+		release_perfctr_nmi(ctr_res);
+		return true;
+	}
+	ok = !hwpmc_pmu->read_msr(msr, &old) &&
+	     !hwpmc_pmu->write_msr(msr, 0x5a5a5a) &&
+	     !hwpmc_pmu->read_msr(msr, &v) && v == 0x5a5a5a;
+	if (ok)
+		hwpmc_pmu->write_msr(msr, old & GENMASK_ULL(hwpmc_x86.width - 1, 0));
+	release_evntsel_nmi(sel_res);
+	release_perfctr_nmi(ctr_res);
 	return ok;
 }
 
@@ -126,11 +147,14 @@ int hwpmc_x86_detect(void)
 	else if (!strcmp(vendor, "AuthenticAMD") ||
 		 !strcmp(vendor, "HygonGenuine"))
 		hwpmc_detect_amd();
-	if (hwpmc_x86.intel &&
-	    !hwpmc_counter_works(hwpmc_iap_hw.ctr_msr(0)))
+	if ((hwpmc_x86.intel || hwpmc_x86.amd) &&
+	    !hwpmc_counter_works(hwpmc_x86.intel ? hwpmc_iap_hw.ctr_msr(0) :
+				 hwpmc_k8_hw.ctr_msr(0),
+				 hwpmc_x86_perfctr_msr(0),
+				 hwpmc_x86_evsel_msr(0))) {
 		hwpmc_x86.intel = false;
-	if (hwpmc_x86.amd && !hwpmc_counter_works(hwpmc_k8_hw.ctr_msr(0)))
 		hwpmc_x86.amd = false;
+	}
 	if (!hwpmc_x86.intel && !hwpmc_x86.amd) {
 		memset(&hwpmc_x86, 0, sizeof(hwpmc_x86));
 		hwpmc_x86.cputype = PMC_CPU_GENERIC;

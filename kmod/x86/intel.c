@@ -3,21 +3,25 @@
  * hwpmc: Intel architectural PerfMon register layouts: IAP (programmable
  * counters, IA32_PMCx / IA32_PERFEVTSELx) and IAF (fixed counters,
  * IA32_FIXED_CTRx controlled by a nibble each of IA32_FIXED_CTR_CTRL).
- * The control functions run on the counter's CPU, also in NMI context:
- * no locks, no allocation.
+ * The control functions run on the counter's CPU with IRQs off (the
+ * switch hook, IPIs); the counter MSR and width functions also in NMI
+ * context.  None takes a lock or allocates.
  */
 #include <linux/percpu.h>
 
 #include "x86.h"
 
-/* The full-width alias where there is one: it writes all 48 bits. */
+/*
+ * The full-width alias where there is one: it writes all 48 bits.  NMI
+ * context too.
+ */
 static u32 iap_ctr_msr(unsigned int i)
 {
 	return (hwpmc_x86.full_width ? HWPMC_MSR_IA32_A_PMC0 :
 		HWPMC_MSR_IA32_PMC0) + i;
 }
 
-/* NMI context. */
+/* IRQs off, on the counter's CPU. */
 static void iap_control(unsigned int i, u64 ctl)
 {
 	hwpmc_pmu->write_msr(HWPMC_MSR_IA32_PERFEVTSEL0 + i, ctl);
@@ -28,6 +32,7 @@ static unsigned int iap_nctr(void)
 	return hwpmc_x86.intel ? hwpmc_x86.ngp : 0;
 }
 
+/* NMI context too. */
 static unsigned int iap_width(void)
 {
 	return hwpmc_x86.width;
@@ -44,24 +49,34 @@ static const u16 iap_arch_events[] = {
 	0x00c5,		/* branch mispredicts retired */
 };
 
-static bool iap_anythread_ok(void)
+/*
+ * AnyThread counts the events of the other hyperthread of the core too,
+ * whoever runs there: the CPU must have it (EOPNOTSUPP), and the caller
+ * the privilege of system-scope PMCs (EPERM).
+ */
+static int iap_anythread_check(u64 cfg)
 {
-	/* AnyThread exists in versions 3 and 4 only. */
-	return hwpmc_x86.version >= 3 && hwpmc_x86.version <= 4;
+	if (!(cfg & PMC_X86_CONFIG_ANYTHREAD))
+		return 0;
+	if (!hwpmc_x86.anythread)
+		return -EOPNOTSUPP;
+	return hwpmc_priv_system() ? 0 : -EPERM;
 }
 
 static int iap_validate(const struct pmc_op_pmcallocate *a, unsigned int idx,
 			u64 *ctl)
 {
 	u64 cfg = a->pm_config;
-	u16 code;
 	unsigned int i;
+	u16 code;
+	int err;
 
 	if (a->pm_event > 0xff || (cfg & ~PMC_X86_CONFIG_MASK) ||
 	    a->pm_config1)
 		return -EINVAL;
-	if ((cfg & PMC_X86_CONFIG_ANYTHREAD) && !iap_anythread_ok())
-		return -EOPNOTSUPP;
+	err = iap_anythread_check(cfg);
+	if (err)
+		return err;
 	code = a->pm_event | (PMC_X86_CONFIG_UMASK(cfg) << 8);
 	for (i = 0; i < ARRAY_SIZE(iap_arch_events); i++)
 		if (code == iap_arch_events[i] && (hwpmc_x86.unavail & BIT(i)))
@@ -84,12 +99,13 @@ const struct hwpmc_x86_hw hwpmc_iap_hw = {
 	.intr		= HWPMC_EVSEL_INT,
 };
 
+/* NMI context too. */
 static u32 iaf_ctr_msr(unsigned int i)
 {
 	return HWPMC_MSR_IA32_FIXED_CTR0 + i;
 }
 
-/* NMI context.  @ctl is the counter's nibble. */
+/* IRQs off, on the counter's CPU.  @ctl is the counter's nibble. */
 static void iaf_control(unsigned int i, u64 ctl)
 {
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
@@ -104,6 +120,7 @@ static unsigned int iaf_nctr(void)
 	return hwpmc_x86.intel ? hwpmc_x86.nfixed : 0;
 }
 
+/* NMI context too. */
 static unsigned int iaf_width(void)
 {
 	return hwpmc_x86.fixed_width;
@@ -120,12 +137,14 @@ static int iaf_validate(const struct pmc_op_pmcallocate *a, unsigned int idx,
 {
 	u64 cfg = a->pm_config, allowed = PMC_X86_CONFIG_USR |
 		  PMC_X86_CONFIG_OS | PMC_X86_CONFIG_ANYTHREAD;
+	int err;
 
 	if (a->pm_event >= 32 || !(hwpmc_x86.fixed_mask & BIT(a->pm_event)) ||
 	    (cfg & ~allowed) || a->pm_config1)
 		return -EINVAL;
-	if ((cfg & PMC_X86_CONFIG_ANYTHREAD) && !iap_anythread_ok())
-		return -EOPNOTSUPP;
+	err = iap_anythread_check(cfg);
+	if (err)
+		return err;
 	if (!(cfg & (PMC_X86_CONFIG_USR | PMC_X86_CONFIG_OS)))
 		cfg |= PMC_X86_CONFIG_USR | PMC_X86_CONFIG_OS;
 	*ctl = ((cfg & PMC_X86_CONFIG_OS) ? HWPMC_FIXED_OS : 0) |

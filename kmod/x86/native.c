@@ -3,6 +3,7 @@
  * hwpmc: the native PMU ops: the CPU's own CPUID, MSRs and RDPMC.
  * Reachable from NMI context: no locks, no allocation.
  */
+#include <asm/apic.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 
@@ -35,12 +36,20 @@ static u64 hwpmc_native_rdpmc(u32 index)
 	return ((u64)hi << 32) | lo;
 }
 
+/* NMI context.  apic->write, not apic_write(): a static call modules cannot use. */
+static void hwpmc_native_write_lvtpc(u32 val)
+{
+	if (boot_cpu_has(X86_FEATURE_APIC) && apic)
+		apic->write(APIC_LVTPC, val);
+}
+
 const struct hwpmc_pmu_ops hwpmc_pmu_native = {
 	.name	= "native",
 	.cpuid	= hwpmc_native_cpuid,
 	.read_msr	= hwpmc_native_rdmsr,
 	.write_msr	= hwpmc_native_wrmsr,
 	.read_pmc	= hwpmc_native_rdpmc,
+	.write_lvtpc	= hwpmc_native_write_lvtpc,
 };
 
 const struct hwpmc_pmu_ops *hwpmc_pmu = &hwpmc_pmu_native;

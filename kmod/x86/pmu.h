@@ -24,6 +24,8 @@ struct hwpmc_pmu_ops {
 	int (*write_msr)(u32 msr, u64 val);
 	/* RDPMC with ECX = @index.  (Named so: rdmsr, wrmsr and rdpmc are macros.) */
 	u64 (*read_pmc)(u32 index);
+	/* Write the local APIC's LVTPC entry (APIC_DM_NMI: unmasked NMI). */
+	void (*write_lvtpc)(u32 val);
 };
 
 /* The ops in use; set once at load, before any class probes. */
@@ -39,7 +41,10 @@ extern const struct hwpmc_pmu_ops hwpmc_pmu_native;
  * hwpmc-model/advance: every counter enabled on the writing CPU advances
  * by that many events; one that wraps sets its overflow status bit and,
  * if its interrupt is enabled, raises a real self-NMI through the local
- * APIC.  Returns NULL for an unknown name.
+ * APIC, unless the model's LVTPC (written with write_lvtpc; masked at
+ * first) is masked or not set to NMI; delivery masks it, as the CPU
+ * does, so the PMI handler must unmask it.  Returns NULL for an unknown
+ * name.
  */
 const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which);
 void hwpmc_pmu_model_fini(void);

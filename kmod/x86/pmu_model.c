@@ -99,8 +99,12 @@
  * PMI, 0x8), the model raises one real NMI on this CPU through the local
  * APIC once all counters have moved: several overflows in one advance give
  * one NMI with several status bits.  A counter that wraps while its status
- * bit is still set raises no NMI.  The LVTPC is not consulted: the NMI is
- * a fixed-destination NMI IPI to this CPU (apic->send_IPI_mask(); not
+ * bit is still set raises no NMI.  The model has its own LVTPC per CPU
+ * (the write_lvtpc op; the real one is left alone), masked at power-on:
+ * an overflow raises its NMI only while the LVTPC says NMI, unmasked, and
+ * delivery masks it (as the CPU does), so that the PMI handler must
+ * unmask it for the next one; an interrupt refused counts in
+ * "pmis_masked".  The NMI is a fixed-destination NMI IPI to this CPU (apic->send_IPI_mask(); not
  * send_IPI_self(), whose x2APIC form, the SELF IPI register, cannot carry
  * NMI delivery).  The advance waits (up to 100 ms) until the NMI has been
  * taken, so when a write to "advance" returns, every NMI handler has run.
@@ -116,14 +120,18 @@
  *             (taskset) to choose the CPU.  "status 0xBITS" instead sets
  *             those global status bits of the writing CPU, as a write to
  *             the STATUS_SET MSR does (no NMI): an overflow that hwpmc did
- *             not see.  Bad input: -EINVAL.
+ *             not see.  "nmi" sends this CPU an NMI that is no PMI (as
+ *             another NMI user would), which the model claims itself and
+ *             counts in "nmis_foreign".  Bad input: -EINVAL.
  *   state     (read) a line "model model-intel" (or model-amd), then for
  *             each online CPU a line "cpu N" and one line per register,
  *             "name 0x%016llx" (ctr0..ctrN,
  *             sel0..selN, Intel also fixed0..2 and fixed_ctrl,
- *             global_ctrl, global_status), then "advances N",
- *             "overflows N", "nmis_sent N", "nmis_seen N" and
- *             "nmis_lost N" (an NMI that did not arrive in 100 ms).
+ *             global_ctrl, global_status, lvtpc), then "advances N",
+ *             "overflows N", "nmis_sent N", "nmis_seen N",
+ *             "nmis_lost N" (an NMI that did not arrive in 100 ms) and
+ *             "pmis_masked N" (an overflow's interrupt that the LVTPC
+ *             refused) and "nmis_foreign N".
  *   selftest  (read) checks the model on the reading CPU through its ops
  *             table, with that CPU's register file saved and restored and
  *             a temporary NMI handler of its own (registered first, it
@@ -210,6 +218,7 @@ struct model_regs {
 	u64 fixed_ctrl;
 	u64 global_ctrl;
 	u64 global_status;
+	u32 lvtpc;			/* the local APIC's LVTPC entry */
 };
 
 /* One CPU's model statistics (not registers: a selftest leaves them). */
@@ -219,6 +228,9 @@ struct model_stats {
 	unsigned long nmis_sent;
 	unsigned long nmis_seen;	/* written in NMI context */
 	unsigned long nmis_lost;
+	unsigned long pmis_masked;	/* refused by a masked LVTPC */
+	unsigned long nmis_foreign;	/* "nmi": NMIs that are no PMI */
+	bool foreign_pending;		/* the model claims the next NMI */
 };
 
 static DEFINE_PER_CPU(struct model_regs, model_regs);
@@ -252,6 +264,13 @@ static void model_reset(struct model_regs *r, enum model_kind kind)
 {
 	memset(r, 0, sizeof(*r));
 	r->global_ctrl = kind == MODEL_AMD ? AMD_GLOBAL_VALID : INTEL_GLOBAL_GP;
+	r->lvtpc = APIC_LVT_MASKED;	/* LVT entries come up masked */
+}
+
+/* NMI context: no locks, no allocation.  This CPU's model LVTPC. */
+static void model_write_lvtpc(u32 val)
+{
+	WRITE_ONCE(this_cpu_ptr(&model_regs)->lvtpc, val);
 }
 
 /*
@@ -579,6 +598,7 @@ static const struct hwpmc_pmu_ops model_intel_ops = {
 	.read_msr	= intel_rdmsr,
 	.write_msr	= intel_wrmsr,
 	.read_pmc	= intel_rdpmc,
+	.write_lvtpc	= model_write_lvtpc,
 };
 
 static const struct hwpmc_pmu_ops model_amd_ops = {
@@ -587,6 +607,7 @@ static const struct hwpmc_pmu_ops model_amd_ops = {
 	.read_msr	= amd_rdmsr,
 	.write_msr	= amd_wrmsr,
 	.read_pmc	= amd_rdpmc,
+	.write_lvtpc	= model_write_lvtpc,
 };
 
 /*
@@ -657,7 +678,44 @@ static int model_nmi(unsigned int type, struct pt_regs *regs)
 	struct model_stats *s = this_cpu_ptr(&model_stats);
 
 	WRITE_ONCE(s->nmis_seen, s->nmis_seen + 1);
+	if (READ_ONCE(s->foreign_pending)) {
+		/* Another NMI user's: claimed here, so none is unknown. */
+		WRITE_ONCE(s->foreign_pending, false);
+		return NMI_HANDLED;
+	}
 	return NMI_DONE;
+}
+
+/* IRQs off: wait until the NMI sent after nmis_seen was @seen arrives. */
+static void model_wait_nmi(struct model_stats *s, unsigned long seen)
+{
+	int i;
+
+	for (i = 0; i < MODEL_NMI_WAIT_US; i++) {
+		if (READ_ONCE(s->nmis_seen) != seen)
+			return;
+		udelay(1);
+	}
+	s->nmis_lost++;
+}
+
+/*
+ * An NMI that is not a PMI, as another NMI user (a watchdog, an IPI) sends
+ * one: the model claims it itself; the PMU's registers do not change.
+ */
+static void model_foreign_nmi_local(void)
+{
+	struct model_stats *s;
+	unsigned long flags, seen;
+
+	local_irq_save(flags);
+	s = this_cpu_ptr(&model_stats);
+	seen = READ_ONCE(s->nmis_seen);
+	s->nmis_foreign++;
+	WRITE_ONCE(s->foreign_pending, true);
+	apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+	model_wait_nmi(s, seen);
+	local_irq_restore(flags);
 }
 
 /*
@@ -667,25 +725,27 @@ static int model_nmi(unsigned int type, struct pt_regs *regs)
  */
 static void model_advance_local(u64 n, bool os)
 {
+	struct model_regs *r;
 	struct model_stats *s;
 	unsigned long flags, seen;
-	int i;
 
 	local_irq_save(flags);
 	s = this_cpu_ptr(&model_stats);
+	r = this_cpu_ptr(&model_regs);
 	s->advances++;
-	if (model_count(this_cpu_ptr(&model_regs), READ_ONCE(model_kind), n,
-			os)) {
+	if (model_count(r, READ_ONCE(model_kind), n, os)) {
+		if (READ_ONCE(r->lvtpc) != APIC_DM_NMI) {
+			/* Masked, or not NMI delivery: the PMI is lost. */
+			s->pmis_masked++;
+			local_irq_restore(flags);
+			return;
+		}
+		/* Delivery masks the entry; the handler unmasks it. */
+		WRITE_ONCE(r->lvtpc, APIC_DM_NMI | APIC_LVT_MASKED);
 		seen = READ_ONCE(s->nmis_seen);
 		s->nmis_sent++;
 		apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
-		for (i = 0; i < MODEL_NMI_WAIT_US; i++) {
-			if (READ_ONCE(s->nmis_seen) != seen)
-				break;
-			udelay(1);
-		}
-		if (READ_ONCE(s->nmis_seen) == seen)
-			s->nmis_lost++;
+		model_wait_nmi(s, seen);
 	}
 	local_irq_restore(flags);
 }
@@ -736,6 +796,10 @@ static ssize_t model_advance_write(struct file *file, const char __user *ubuf,
 		err = ops->write_msr(msr, n);
 		local_irq_restore(flags);
 		return err ? err : len;
+	}
+	if (!strcmp(strim(buf), "nmi")) {
+		model_foreign_nmi_local();
+		return len;
 	}
 	if (model_parse_advance(buf, &n, &os))
 		return -EINVAL;
@@ -795,11 +859,14 @@ static int model_state_show(struct seq_file *m, void *unused)
 		seq_printf(m, "global_ctrl 0x%016llx\n", snap.regs.global_ctrl);
 		seq_printf(m, "global_status 0x%016llx\n",
 			   snap.regs.global_status);
+		seq_printf(m, "lvtpc 0x%016x\n", snap.regs.lvtpc);
 		seq_printf(m, "advances %lu\noverflows %lu\n",
 			   snap.stats.advances, snap.stats.overflows);
 		seq_printf(m, "nmis_sent %lu\nnmis_seen %lu\nnmis_lost %lu\n",
 			   snap.stats.nmis_sent, snap.stats.nmis_seen,
 			   snap.stats.nmis_lost);
+		seq_printf(m, "pmis_masked %lu\nnmis_foreign %lu\n",
+			   snap.stats.pmis_masked, snap.stats.nmis_foreign);
 	}
 	cpus_read_unlock();
 	return 0;
@@ -816,6 +883,7 @@ DEFINE_SHOW_ATTRIBUTE(model_state);
 struct st_nmi {
 	bool armed;		/* a selftest runs on this CPU */
 	bool clear;		/* clear the status bits it finds */
+	bool unmask;		/* unmask the LVTPC, as a PMI handler does */
 	unsigned int count;	/* NMIs claimed */
 	u64 status;		/* status bits seen, accumulated */
 };
@@ -867,6 +935,8 @@ static int st_nmi_handler(unsigned int type, struct pt_regs *regs)
 	t->status |= status;
 	if (t->clear)
 		ops->write_msr(st_clear_msr(kind), status);
+	if (t->unmask)
+		ops->write_lvtpc(APIC_DM_NMI);
 	return NMI_HANDLED;
 }
 
@@ -1063,6 +1133,9 @@ static void st_amd_regs(struct st_ctx *c)
 static void st_run(struct st_ctx *c)
 {
 	struct st_nmi *t = this_cpu_ptr(&st_nmi);
+	struct model_stats *s = this_cpu_ptr(&model_stats);
+	struct model_regs *r = this_cpu_ptr(&model_regs);
+	unsigned long masked;
 	int ngp = c->kind == MODEL_AMD ? AMD_NGP : INTEL_NGP;
 	u64 en = HWPMC_EVSEL_EN | 0xc0, gp = BIT_ULL(ngp - 1);
 	u64 ctrl, n;
@@ -1138,6 +1211,42 @@ static void st_run(struct st_ctx *c)
 	st_eq(c, "status_set raised no NMI", t->count, 0);
 	st_wr(c, "wr clear", clear, 2, 0);
 
+	/*
+	 * LVTPC: masked at power-on, it refuses an overflow's PMI (which is
+	 * lost, counted in pmis_masked: put back, a selftest leaves the
+	 * statistics); NMI delivery, unmasked, takes it and masks itself.
+	 */
+	st_eq(c, "lvtpc power-on", READ_ONCE(r->lvtpc), APIC_LVT_MASKED);
+	st_wr(c, "wr sel1 INT", st_sel(c, 1),
+	      en | HWPMC_EVSEL_USR | HWPMC_EVSEL_INT, 0);
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK, 0);
+	masked = s->pmis_masked;
+	st_advance(c, "no NMI while lvtpc masked", 1, 0, 0);
+	st_eq(c, "pmi refused", s->pmis_masked - masked, 1);
+	s->pmis_masked = masked;
+	st_wr(c, "wr clear", clear, BIT_ULL(1), 0);
+	c->ops->write_lvtpc(APIC_DM_NMI | 2);
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK, 0);
+	st_advance(c, "no NMI while lvtpc is not NMI", 1, 0, 0);
+	s->pmis_masked = masked;
+	st_wr(c, "wr clear", clear, BIT_ULL(1), 0);
+	c->ops->write_lvtpc(APIC_DM_NMI);
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK, 0);
+	st_advance(c, "NMI once lvtpc unmasked", 1, 1, BIT_ULL(1));
+	st_eq(c, "lvtpc masked by delivery", READ_ONCE(r->lvtpc),
+	      APIC_DM_NMI | APIC_LVT_MASKED);
+	st_wr(c, "wr clear", clear, BIT_ULL(1), 0);
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK, 0);
+	st_advance(c, "no NMI until unmasked again", 1, 0, 0);
+	s->pmis_masked = masked;
+	st_wr(c, "wr clear", clear, BIT_ULL(1), 0);
+	st_wr(c, "wr sel1 off", st_sel(c, 1), 0, 0);
+	st_eq(c, "ctr0 counted the 4", st_rd(c, st_ctr(c, 0)), 9);
+	st_wr(c, "wr ctr0 back", st_ctr(c, 0), 5, 0);
+	/* From here the handler unmasks it, as a PMI handler does. */
+	WRITE_ONCE(t->unmask, true);
+	c->ops->write_lvtpc(APIC_DM_NMI);
+
 	/* Several overflows, one NMI; the handler clears the status. */
 	WRITE_ONCE(t->clear, true);
 	st_wr(c, "wr sel1 INT", st_sel(c, 1),
@@ -1166,6 +1275,7 @@ static void st_run(struct st_ctx *c)
 	st_eq(c, "ctr1 wrapped", st_rd(c, st_ctr(c, 1)), 0);
 	st_eq(c, "ctr last wrapped", st_rd(c, st_ctr(c, ngp - 1)), 2);
 	st_eq(c, "status cleared by handler", st_rd(c, status), 0);
+	st_eq(c, "lvtpc unmasked by handler", READ_ONCE(r->lvtpc), APIC_DM_NMI);
 	st_eq(c, "ctr0 counted on", st_rd(c, st_ctr(c, 0)), 8);
 	st_eq(c, "rdpmc 1", c->ops->read_pmc(1), 0);
 

@@ -21,6 +21,7 @@ struct hwpmc_x86_info {
 	unsigned int width, fixed_width;
 	u32 unavail;			/* Intel: CPUID.0AH:EBX, absent events */
 	bool full_width;		/* Intel: IA32_A_PMCx (FW_WRITE) */
+	bool anythread;			/* Intel: event-select AnyThread */
 	bool has_global;		/* global ctrl/status MSRs */
 	bool ext_core;			/* AMD PerfCtrExtCore */
 	u32 global_ctrl, global_status, global_ovf;
@@ -30,8 +31,9 @@ extern struct hwpmc_x86_info hwpmc_x86;
 
 /* The register layout of one hardware class (const, per vendor). */
 struct hwpmc_x86_hw {
+	/* Counter @i's MSR; NMI context too, like width(). */
 	u32 (*ctr_msr)(unsigned int i);
-	/* Program counter @i's control with @ctl (0: off). */
+	/* Program counter @i's control with @ctl (0: off).  IRQs off. */
 	void (*control)(unsigned int i, u64 ctl);
 	u32 rdpmc_base;			/* RDPMC index of counter 0 */
 	unsigned int global_bit0;	/* global ctrl/status bit of counter 0 */
@@ -50,6 +52,7 @@ struct hwpmc_x86_class {
 	const struct hwpmc_x86_hw *hw;
 };
 
+/* The layout of a hardware class.  Any context, NMI included: no locks. */
 static inline const struct hwpmc_x86_hw *
 hwpmc_x86_hw_of(const struct hwpmc_class_ops *ops)
 {
@@ -79,6 +82,7 @@ u32 hwpmc_x86_evsel_msr(unsigned int i);
 int hwpmc_x86_nmi_init(void);
 void hwpmc_x86_nmi_fini(void);
 void hwpmc_x86_lvtpc_nmi(void);
+bool hwpmc_x86_in_use(void);
 extern atomic_t hwpmc_x86_nrunning;
 
 /* The per-CPU hardware state the switch, IPIs and the NMI handler share. */
@@ -90,9 +94,12 @@ struct hwpmc_x86_cpu {
 	u64 gctl;			/* shadow of the global control */
 	u64 fixed_ctl;			/* shadow of IA32_FIXED_CTR_CTRL */
 	u64 reload;			/* counting rows the PMI sets back */
+	unsigned long nmi_until;	/* no global status: late-NMI window */
 };
 
 DECLARE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
+
+void hwpmc_x86_nmi_window_open(struct hwpmc_x86_cpu *xc);
 
 /* The counter's value bits.  Any context, NMI included: no locks. */
 static inline u64 hwpmc_x86_mask(const struct hwpmc_x86_hw *hw)

@@ -71,6 +71,8 @@ constexpr std::uint32_t uapi_cap_mask = PMC_CAP_MASK;
 #include <hwpmc/pmc.h>
 #include <hwpmc/pmclog.h>
 
+#include "spec/event_spec.hpp"
+
 namespace {
 #define HWPMC_SAME(name) static_assert(uapi_##name == static_cast<std::uint32_t>(name), #name);
 HWPMC_SAME(PMC_CPU_GENERIC)
@@ -136,4 +138,12 @@ static_assert(uapi_cap_mask == ((static_cast<std::uint32_t>(PMC_CAP_LAST) << 1) 
 static_assert(PMC_EV_SOFT_CLOCK_HARD == PMC_EV_MAKE(PMC_CLASS_SOFT, uapi_PMC_SOFT_CLOCK_HARD));
 static_assert(PMC_EV_SOFT_SYSCALL_ENTER ==
               PMC_EV_MAKE(PMC_CLASS_SOFT, uapi_PMC_SOFT_SYSCALL_ENTER));
+// The event-select image the specifiers build is the kernel's pm_config.
+namespace evtsel = hwpmc::detail::evtsel;
+static_assert(evtsel::config_mask == PMC_X86_CONFIG_MASK);
+static_assert(evtsel::usr == PMC_X86_CONFIG_USR && evtsel::os == PMC_X86_CONFIG_OS);
+static_assert(evtsel::edge == PMC_X86_CONFIG_EDGE && evtsel::inv == PMC_X86_CONFIG_INV);
+static_assert(evtsel::anythread == PMC_X86_CONFIG_ANYTHREAD);
+static_assert(PMC_X86_CONFIG_UMASK(0xabull << evtsel::umask_shift) == 0xab);
+static_assert(PMC_X86_CONFIG_CMASK(0xcdull << evtsel::cmask_shift) == 0xcd);
 } // namespace

@@ -201,10 +201,18 @@ struct pmc_op_pmcallocate {
 /*
  * x86 classes (IAP, K8): pm_event is the event select (AMD: 12 bits, bits
  * 8-11 being EventSelect[35:32]); pm_config carries event-select bits 8-31
- * in their hardware positions; pm_config1 carries Intel's OFFCORE_RSP
- * value.  IAF: pm_event is the fixed counter (0 instructions retired,
- * 1 core cycles, 2 reference cycles, 3 topdown slots) and only the usr,
- * os and anythread bits of pm_config apply.
+ * in their hardware positions: the unit mask (8-15), usr (16), os (17),
+ * edge (18), anythread (21, Intel only), inv (23) and the counter mask
+ * (24-31), PMC_X86_CONFIG_MASK; any other bit (pin control 19, interrupt
+ * 20, enable 22, which hwpmc sets itself; anything above 31) is EINVAL, and
+ * so is anythread on AMD, where bit 21 is reserved.  Neither usr nor os
+ * means both.  pm_config1 is reserved and must be 0 (EINVAL otherwise):
+ * hwpmc programs no extra register (Intel's OFFCORE_RSP).  IAF: pm_event
+ * is the fixed counter (0 instructions retired, 1 core cycles, 2 reference
+ * cycles, 3 topdown slots) and only the usr, os and anythread bits of
+ * pm_config apply.  Anythread counts the sibling hyperthread's events too,
+ * so it needs the privilege of system-scope PMCs (EPERM) and a CPU that
+ * has it (EOPNOTSUPP; PMC_CAP_ANYTHREAD in the class's capabilities).
  */
 #define PMC_X86_CONFIG_UMASK(c)		(((c) >> 8) & 0xff)
 #define PMC_X86_CONFIG_USR		(1ULL << 16)
@@ -213,7 +221,7 @@ struct pmc_op_pmcallocate {
 #define PMC_X86_CONFIG_ANYTHREAD	(1ULL << 21)
 #define PMC_X86_CONFIG_INV		(1ULL << 23)
 #define PMC_X86_CONFIG_CMASK(c)		(((c) >> 24) & 0xff)
-#define PMC_X86_CONFIG_MASK		0xffbf0000ULL	/* settable bits */
+#define PMC_X86_CONFIG_MASK		0xffa7ff00ULL	/* settable bits */
 
 /* PMCATTACH, PMCDETACH. */
 struct pmc_op_pmcattach {
