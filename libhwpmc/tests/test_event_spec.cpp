@@ -143,9 +143,6 @@ const good_case good_cases[] = {
      "INST_RETIRED:ANY_P:c=1:e",
      {PMC_CLASS_IAP, 0xc0, USR | OS | EDGE | 0x01000000, 0, U | S | E | T}},
     {intel, "INST_RETIRED:ANY", {PMC_CLASS_IAF, 0, USR | OS, 0, U | S}},
-    {intel,
-     "OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS,usr",
-     {PMC_CLASS_IAP, 0xb7, 0x0100 | USR, 0x3f84000001, U | Q}},
     {zen, "RETIRED_INSTRUCTIONS", {PMC_CLASS_K8, 0xc0, USR | OS, 0, U | S}},
     {zen, "RETIRED_INSTRUCTIONS:u,inv", {PMC_CLASS_K8, 0xc0, USR | INV, 0, U | I}},
     {zen4, "CYCLES_NOT_IN_HALT", {PMC_CLASS_K8, 0x120, USR | OS, 0, U | S}},
@@ -180,6 +177,10 @@ std::ostream &operator<<(std::ostream &os, const bad_case &c) {
 
 const bad_case bad_cases[] = {
     {none, "", {"empty event name"}},
+    {intel,
+     "OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS,usr",
+     {"needs an extra event register (OFFCORE_RSP)", "choose an event without one",
+      "in event specifier"}},
     {none, "  ", {"empty event name"}},
     {intel, "instrutions", {"unknown event \"instrutions\"", "nearest valid: instructions"}},
     {intel,

@@ -298,10 +298,16 @@ bool parser::encode_hardware(const head &h, const qualifiers &q, event_encoding 
         fq.anythread = sel & evtsel::anythread;
         return encode_iaf(umask - 1, fq, out);
     }
+    // OFFCORE_RESPONSE and the like need a second MSR (Intel's
+    // MSR_OFFCORE_RSP_x) that the module does not program: pm_config1 is
+    // reserved and must be 0, so say why here rather than pass the kernel's
+    // bare EINVAL on.
+    if (h.extra != 0)
+        return fail("the event needs an extra event register (OFFCORE_RSP), which hwpmc does "
+                    "not program; choose an event without one");
     out->cls = is_intel(ctx_.aliases) ? PMC_CLASS_IAP : PMC_CLASS_K8;
     out->event = event;
     out->config = sel & evtsel::config_mask;
-    out->config1 = h.extra;
     out->caps = (sel & evtsel::usr ? PMC_CAP_USER : 0u) | (sel & evtsel::os ? PMC_CAP_SYSTEM : 0u) |
                 (sel & evtsel::edge ? PMC_CAP_EDGE : 0u) |
                 (sel & evtsel::inv ? PMC_CAP_INVERT : 0u) |
