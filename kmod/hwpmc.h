@@ -233,7 +233,6 @@ extern spinlock_t hwpmc_proc_lock;
 int hwpmc_proc_init(void);
 void hwpmc_proc_fini(void);
 struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig);
-int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv);
 int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task);
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
 void hwpmc_detach_all(struct hwpmc_pmc *pm);

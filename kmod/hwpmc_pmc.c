@@ -497,11 +497,17 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		 */
 		if (pm->pflags & (HWPMC_PF_ATTACHED_ONCE | HWPMC_PF_DETACHED_ALL))
 			return -ESRCH;
-		/* Never attached: attach to the owner, as hwpmc(4) says. */
+		/*
+		 * Never attached: attach to the owner, as hwpmc(4) says.  The
+		 * caller may be another process holding the owner's open
+		 * (inherited, or passed over a socket), and the owner may have
+		 * exec'd a set-id program since it opened: the caller must be
+		 * allowed to attach to the owner as to any process.
+		 */
 		task = hwpmc_owner_task(po);
 		if (!task)
 			return -ESRCH;
-		err = hwpmc_attach(pm, task, false);
+		err = hwpmc_attach_checked(pm, task);
 		if (!err)
 			hwpmc_log_attach(pm, task);
 		put_task_struct(task);

@@ -446,24 +446,10 @@ again:
 }
 
 /*
- * Attach @pm to @task's process and, with PMC_F_DESCENDANTS, to every
- * current descendant.  For the owner's own process (PMCSTART of a PMC
- * never attached) or a caller already allowed: no permission check.
- */
-int hwpmc_attach(struct hwpmc_pmc *pm, struct task_struct *task, bool priv)
-{
-	int err;
-
-	lockdep_assert_held(&hwpmc_sx);
-	err = hwpmc_attach_one(pm, task, priv);
-	if (!err && (pm->flags & PMC_F_DESCENDANTS))
-		hwpmc_attach_descendants(pm, task, priv);
-	return err;
-}
-
-/*
- * PMCATTACH: check that the caller may attach to @task (see
- * hwpmc_can_attach()) and attach.  The check and the link happen under
+ * PMCATTACH, and PMCSTART of a PMC never attached (@task is then the
+ * owner): check that the caller may attach to @task (see
+ * hwpmc_can_attach()) and attach, with PMC_F_DESCENDANTS to every current
+ * descendant too.  The check and the link happen under
  * @task's exec_update_lock, as perf_event_open() and ptrace do: an exec
  * changes credentials and dumpability under it for writing, and its hook
  * only runs afterwards.  So either the exec comes first and the check sees

@@ -185,12 +185,15 @@ enum probe_op {
 	SYS_COUNT,	/* a system counting PMC on CPU 0, started, read */
 	SYS_SAMPLE,	/* a system sampling PMC on CPU 0 */
 	ADMIN,		/* PMCADMIN: disable a SOFT row on CPU 0, enable it */
+	START_OWNERS,	/* PMCSTART of the test's never-attached PMC */
 };
 
 struct probe {
 	enum probe_op op;
 	pid_t pid;
 	const struct ident *id;
+	int fd;			/* START_OWNERS: the test's open, inherited */
+	__u32 pmcid;		/* START_OWNERS: its PMC */
 };
 
 static int probe_main(struct hwpmc_child *me, void *arg)
@@ -238,6 +241,8 @@ static int probe_main(struct hwpmc_child *me, void *arg)
 		if (!err)
 			err = hwpmc_admin(fd, 0, row + 15, PMC_STATE_FREE);
 		return err;
+	case START_OWNERS:
+		return hwpmc_start(p->fd, p->pmcid);
 	}
 	return E_SETUP + 14;
 }
@@ -245,7 +250,7 @@ static int probe_main(struct hwpmc_child *me, void *arg)
 static const char *const op_names[] = {
 	[ATTACH] = "attach", [START_SELF] = "start (self)",
 	[SYS_COUNT] = "system counting PMC", [SYS_SAMPLE] = "system sampling PMC",
-	[ADMIN] = "PMCADMIN",
+	[ADMIN] = "PMCADMIN", [START_OWNERS] = "start (the owner's PMC)",
 };
 
 /* Run one probe; its errno (0 on success), or >= E_SETUP. */
@@ -512,6 +517,41 @@ TEST_F(sec, descendants_follow_the_attach_rule)
 }
 
 /* ------------------------------------------------- system PMCs, admin */
+
+/*
+ * PMCSTART of a PMC never attached attaches it to its owner, the process
+ * that opened /dev/hwpmc.  Another process holding that open (inherited
+ * across fork, as here, or passed over a socket) starts it only if it may
+ * attach to the owner: otherwise root's descriptor, left open across a
+ * set-id exec or handed out, would let anyone count a process it may not
+ * debug.  Here the owner is this test, as root.
+ */
+TEST_F(sec, start_attaches_to_the_owner_only_if_allowed)
+{
+	struct probe p = { .op = START_OWNERS, .id = &USER };
+	struct hwpmc_child c;
+	__u64 v;
+	int rc;
+
+	p.fd = hwpmc_open();
+	ASSERT_LE(0, p.fd);
+	ASSERT_EQ(0, hwpmc_soft_tc(p.fd, PMC_SOFT_SYSCALL_ENTER, 0, &p.pmcid));
+	ASSERT_EQ(0, hwpmc_child_start(&c, probe_main, &p));
+	rc = hwpmc_child_wait(&c);
+	EXPECT_EQ(EPERM, rc) TH_LOG("nobody started root's PMC: %s",
+				    rc ? strerror(rc) : "success");
+	/* Still never attached: not counting, and root may start it. */
+	ASSERT_EQ(0, hwpmc_read(p.fd, p.pmcid, &v));
+	EXPECT_EQ(0, v);
+	p.id = &ROOT;
+	ASSERT_EQ(0, hwpmc_child_start(&c, probe_main, &p));
+	EXPECT_EQ(0, hwpmc_child_wait(&c));
+	/* Attached to this process, the owner: its system calls count. */
+	getppid();
+	ASSERT_EQ(0, hwpmc_read(p.fd, p.pmcid, &v));
+	EXPECT_LT(0, v);
+	close(p.fd);
+}
 
 TEST_F(sec, unprivileged_system_pmcs)
 {
