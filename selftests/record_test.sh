@@ -311,4 +311,88 @@ ok "report: a file that is not a log exits 1" test $? -eq 1
 ok "report --dump: a truncated log exits 1 after its records" \
 	sh -c "[ $? -eq 1 ] && head -n 1 cutd.out | grep -q INITIALIZE"
 
+
+# --- drops: a module with the smallest rings and log buffers ---------------
+# nsamples=1 nbuffers=1 logbuffersize=1 (the smallest the module accepts)
+# and four busy processes sampled at 20 kHz: samples and records are
+# dropped.  The summary says how many and what to tune, the log's
+# DROPNOTIFY records add up to the same, the driver's statistics (-v)
+# balance (taken = logged + dropped), and hwpmc-report says so too.  The
+# default module is loaded back however the section ends.
+# (TOP names hwpmc-top here: the build directory is BIN's parent.)
+RELEASE_KO=${BIN%/userland}/$(uname -r)/hwpmc.ko
+# 1234567 -> 1,234,567, as the tools print counts.
+commas() { echo "$1" | sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta'; }
+swap_module() {
+	local i
+	for i in $(seq 50); do
+		rmmod hwpmc 2>/dev/null && break
+		sleep 0.1
+	done
+	[ ! -e /sys/module/hwpmc ] && insmod "$@"
+}
+restore_module() {
+	[ -e "$T/tiny" ] || return 0
+	swap_module "$RELEASE_KO" || echo "# cannot load $RELEASE_KO back"
+	rm -f "$T/tiny"
+}
+trap 'restore_module; rm -rf "$T"' EXIT
+
+t_drops() {
+	: >"$T/tiny"
+	if ! swap_module "$RELEASE_KO" nsamples=1 nbuffers=1 logbuffersize=1; then
+		ok "drops: the module loads with nsamples=1 nbuffers=1 logbuffersize=1" false
+		return
+	fi
+	"$RECORD" -v -F 20000 -o drop.data -- sh -c \
+		"for i in 1 2 3 4; do '$HOT' 0.5 & done; wait" >drop.out 2>&1
+	rc=$?
+	restore_module
+	show drop.out
+	ok "drops: record exits 0" test "$rc" -eq 0
+	local n d
+	n=$(sed -n 's/^hwpmc-record: \([0-9,]*\) samples of.*/\1/p' drop.out | tr -d ,)
+	d=$(sed -n 's/^hwpmc-record: [0-9,]* samples of.*, \([0-9,]*\) dropped$/\1/p' drop.out | tr -d ,)
+	log "logged ${n:-?}, dropped ${d:-?}"
+	ok "drops: the summary reports dropped samples (${d:-?})" test "${d:-0}" -gt 0
+	ok "drops: the warning says how many of all samples were dropped" \
+		grep -qE "^hwpmc-record: warning: $(commas "${d:-x}") of $(commas $((${n:-0} + ${d:-0}))) samples \(" drop.out
+	ok "drops: ... and names the rate and the tunables, with their values" \
+		sh -c "grep -q 'lower rate (-F / -c)' drop.out && grep -q 'nsamples=1 (ring' drop.out &&
+		       grep -q 'nbuffers=1 (log' drop.out && grep -q 'logbuffersize=1\$' drop.out"
+	"$REPORT" -i drop.data --dump >drop.dump 2>&1
+	local dn dr rr
+	dn=$(grep -c 'DROPNOTIFY' drop.dump)
+	dr=$(sed -n 's/.*DROPNOTIFY.* samples=\([0-9]*\) .*/\1/p' drop.dump | awk '{ s += $1 } END { print s + 0 }')
+	rr=$(sed -n 's/.*DROPNOTIFY.* records=\([0-9]*\).*/\1/p' drop.dump | awk '{ s += $1 } END { print s + 0 }')
+	log "$dn DROPNOTIFY records: $dr samples, $rr other records"
+	ok "drops: the DROPNOTIFY records add up to the summary's drops ($dr = ${d:-?})" \
+		test "$dr" = "${d:-x}"
+	ok "drops: ... and to its other records" \
+		grep -qE "and $(commas "$rr") other records were dropped" drop.out
+	local dt dd
+	dt=$(sed -n 's/.*(all users): \([0-9,]*\) samples taken, .*/\1/p' drop.out | tr -d ,)
+	dd=$(sed -n 's/.*(all users): [0-9,]* samples taken, \([0-9,]*\) dropped.*/\1/p' drop.out | tr -d ,)
+	ok "drops: driver statistics: taken ${dt:-?} = logged ${n:-?} + dropped ${d:-?}" \
+		test "${dt:-x}" = "$((${n:-0} + ${d:-0}))"
+	ok "drops: driver statistics: dropped ${dd:-?} = the log's ${d:-?}" test "${dd:-x}" = "${d:-y}"
+	"$REPORT" -i drop.data >dropr.out 2>&1
+	show dropr.out 6
+	ok "report: its header counts the drops" \
+		grep -qE "^# hwpmc-report of drop.data: .*, $(commas "${d:-0}") dropped$" dropr.out
+	ok "report: ... with a note on them and what to tune" \
+		sh -c "grep -qE '^# note: $(commas "${d:-0}") samples .* were dropped while recording' dropr.out &&
+		       grep -q 'nsamples' dropr.out && grep -q 'nbuffers' dropr.out &&
+		       grep -q 'logbuffersize' dropr.out"
+}
+if [ "$(id -u)" -ne 0 ]; then
+	skip "drops" "needs root (reloads the module)"
+elif [ ! -e "$RELEASE_KO" ]; then
+	skip "drops" "no $RELEASE_KO"
+else
+	t_drops
+	ok "drops: the default module is back (nsamples=256)" \
+		test "$(cat /sys/module/hwpmc/parameters/nsamples 2>/dev/null)" = 256
+fi
+
 finish

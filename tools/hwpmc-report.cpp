@@ -256,8 +256,10 @@ int run(const options &o) {
     if (data.dropped_samples || data.dropped_records)
         notes.push_back(thousands(data.dropped_samples) + " samples and " +
                         thousands(data.dropped_records) +
-                        " other records were dropped while recording (DROPNOTIFY): see "
-                        "hwpmc-record's advice");
+                        " other records were dropped while recording (DROPNOTIFY): the "
+                        "per-CPU sample rings or the log buffers were full; record at a lower "
+                        "rate (-F / -c), or load hwpmc with larger nsamples, nbuffers or "
+                        "logbuffersize");
     if (!data.closed)
         notes.push_back("the log does not end with CLOSELOG: the recording was cut short");
     if (res.kernel_frames && res.kernel_restricted())
