@@ -47,6 +47,18 @@ FIXTURE_VARIANT_ADD(model, amd) {
 	.class = PMC_CLASS_K8,
 };
 
+/* Reserved by PERF_CTR0..5 (C001_0201H + 2n), as perf keys them there. */
+FIXTURE_VARIANT_ADD(model, amd_ext) {
+	.params = "pmu_model=amd-ext",
+	.class = PMC_CLASS_K8,
+};
+
+/* Reserved by the K7 PERFCTR0..3 (C001_0004H + n). */
+FIXTURE_VARIANT_ADD(model, amd_legacy) {
+	.params = "pmu_model=amd-legacy",
+	.class = PMC_CLASS_K8,
+};
+
 FIXTURE_SETUP(model)
 {
 	ASSERT_EQ(0, hwpmc_module_unload_wait()) TH_LOG("is /dev/hwpmc held open?");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The tools on hardware counters, end to end, on the test flavor's PMU model
-# (pmu_model=intel and amd): hwpmc-stat counts exactly what a command drives
+# (pmu_model=intel, amd, amd-ext and amd-legacy): hwpmc-stat counts exactly what a command drives
 # the model's counters by (with perf's :u/:k modifiers and IPC),
 # hwpmc-record samples at the period and hwpmc-report names the event as
 # the user did, hwpmc-control lists the hardware class.  The release module
@@ -27,10 +27,12 @@ restore() {
 trap restore EXIT
 
 
-for model in intel amd; do
+for model in intel amd amd-ext amd-legacy; do
 	case $model in
 	intel) class=IAP rows=4 cputype=INTEL_ARCH ;;
 	amd) class=K8 rows=6 cputype=AMD_V2 ;;
+	amd-ext) class=K8 rows=6 cputype=AMD_EXT ;;
+	amd-legacy) class=K8 rows=4 cputype=AMD_K8 ;;
 	esac
 	rmmod hwpmc 2>/dev/null
 	if ! insmod "$testko" pmu_model=$model; then
@@ -46,7 +48,7 @@ for model in intel amd; do
 	# every hardware row of every CPU is unavailable, none of the others.
 	# The kernel's reservation bits follow the CPU's vendor: an Intel model
 	# in a guest whose CPU says AMD (QEMU's default) is not covered.
-	case $model in intel) vendor=GenuineIntel ;; amd) vendor=AuthenticAMD ;; esac
+	case $model in intel) vendor=GenuineIntel ;; amd*) vendor=AuthenticAMD ;; esac
 	if ! grep -q "^vendor_id.*: $vendor\$" /proc/cpuinfo; then
 		skip "$model: hwpmc-control -l shows rows held by perf as UNAVAILABLE" \
 			"the guest CPU is not $vendor: its reservation bits do not cover the model's counters"

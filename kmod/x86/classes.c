@@ -169,7 +169,7 @@ const struct hwpmc_class_ops *const hwpmc_k8_ops = &hwpmc_k8_class.ops;
 #ifdef HWPMC_TESTING
 static char *pmu_model = "";
 module_param(pmu_model, charp, 0444);
-MODULE_PARM_DESC(pmu_model, "Test only: use the software PMU model 'intel', 'intel-nofw' or 'amd'");
+MODULE_PARM_DESC(pmu_model, "Test only: use the software PMU model 'intel', 'intel-nofw', 'amd', 'amd-ext' or 'amd-legacy'");
 #endif
 
 static bool hwpmc_x86_nmi_registered;
@@ -183,7 +183,7 @@ int hwpmc_x86_init(void)
 	if (*pmu_model) {
 		hwpmc_pmu = hwpmc_pmu_model_init(pmu_model);
 		if (!hwpmc_pmu) {
-			pr_err("pmu_model=%s: unknown model (intel, intel-nofw, amd)\n",
+			pr_err("pmu_model=%s: unknown model (intel, intel-nofw, amd, amd-ext, amd-legacy)\n",
 			       pmu_model);
 			hwpmc_pmu = &hwpmc_pmu_native;
 			return -EINVAL;

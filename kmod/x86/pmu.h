@@ -36,7 +36,9 @@ extern const struct hwpmc_pmu_ops hwpmc_pmu_native;
 /*
  * The model: "intel" (architectural PerfMon v4: 4 programmable and 3
  * fixed counters, 48 bits), "intel-nofw" (the same without full-width
- * counter writes) or "amd" (PerfMonV2, 6 counters, 48 bits).
+ * counter writes), "amd" (PerfMonV2, 6 counters, 48 bits), "amd-ext"
+ * (PerfCtrExtCore, 6 counters, no global MSRs) or "amd-legacy" (the 4 K7
+ * counters, no global MSRs).
  * Counters advance when a test writes a count to the debugfs file
  * hwpmc-model/advance: every counter enabled on the writing CPU advances
  * by that many events; one that wraps sets its overflow status bit and,

@@ -79,6 +79,21 @@
  *     reads 0.
  *   RDPMC: ECX 0..5 reads counter ECX; anything else reads 0.
  *
+ * AMD model with PerfCtrExtCore but no PerfMonV2 ("amd-ext", "model-amd-ext"),
+ * as family 15h to Zen 3: CPUID 1 EAX = 0x00600f12 (family 0x15); CPUID
+ * 0x80000001 ECX bit 23 set; CPUID 0x80000022 all zero.  The 6
+ * interleaved PERF_CTL/PERF_CTR and the K7 aliases of counters 0..3 as
+ * above; no global MSR (PerfCntrGlobal*: -EIO), so every counter whose
+ * event select enables it counts, and there is no overflow status: a
+ * counter that wraps with INT set raises its NMI every time, and software
+ * finds it by its bit 47, clear after the wrap.
+ *
+ * AMD legacy model ("amd-legacy", "model-amd-legacy"), as K8 and family
+ * 10h: CPUID 1 EAX = 0x00100f42 (family 0x10); CPUID 0x80000001 ECX bit 23
+ * clear; CPUID 0x80000022 all zero.  Only the 4 K7 EVNTSEL0..3 /
+ * PERFCTR0..3; PERF_CTL/PERF_CTR and the global MSRs: -EIO.  No global
+ * control or status, as "amd-ext".  RDPMC: ECX 0..3.
+ *
  * Any other MSR, read or written: -EIO, as a #GP would be.  The model
  * never touches a real MSR.  CPUID leaves the model does not define are
  * the real CPU's (cpuid_count()), so family, features and topology stay
@@ -127,7 +142,8 @@
  *             each online CPU a line "cpu N" and one line per register,
  *             "name 0x%016llx" (ctr0..ctrN,
  *             sel0..selN, Intel also fixed0..2 and fixed_ctrl,
- *             global_ctrl, global_status, lvtpc), then "advances N",
+ *             global_ctrl, global_status (not "amd-ext", "amd-legacy"),
+ *             lvtpc), then "advances N",
  *             "overflows N", "nmis_sent N", "nmis_seen N",
  *             "nmis_lost N" (an NMI that did not arrive in 100 ms) and
  *             "pmis_masked N" (an overflow's interrupt that the LVTPC
@@ -201,6 +217,8 @@
 #define AMD_CPUID_PERFCTR_CORE	BIT(23)
 #define AMD_CPUID_PERFCTR_NB	BIT(24)
 #define AMD_CPUID_PERFCTR_LLC	BIT(28)
+#define AMD_EXT_SIGNATURE	0x00600f12	/* family 0x15 */
+#define AMD_LEGACY_SIGNATURE	0x00100f42	/* family 0x10 */
 
 #define CPUID_EXT_BASE		0x80000000
 
@@ -208,6 +226,13 @@ enum model_kind {
 	MODEL_NONE,
 	MODEL_INTEL,
 	MODEL_AMD,
+};
+
+/* The AMD layouts: PerfMonV2 ("amd"), PerfCtrExtCore only, legacy K7. */
+enum model_amd_layout {
+	AMD_V2,
+	AMD_EXT,
+	AMD_LEGACY,
 };
 
 /* One CPU's PMU registers. */
@@ -240,12 +265,38 @@ static DEFINE_PER_CPU(struct model_stats, model_stats);
 static enum model_kind model_kind;
 /* Intel: IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE exist (not "-nofw"). */
 static bool model_fw = true;
+/* AMD: which layout ("amd", "amd-ext" or "amd-legacy"). */
+static enum model_amd_layout model_amd;
 /* Serializes hwpmc_pmu_model_init() and hwpmc_pmu_model_fini(). */
 static DEFINE_MUTEX(model_mutex);
 static struct dentry *model_dir;
 
 static const struct hwpmc_pmu_ops model_intel_ops;
-static const struct hwpmc_pmu_ops model_amd_ops;
+static const struct hwpmc_pmu_ops model_amd_ops[3];
+
+/* NMI context: no locks, no allocation.  AMD: PerfMonV2's global MSRs. */
+static bool model_amd_v2(void)
+{
+	return READ_ONCE(model_amd) == AMD_V2;
+}
+
+/* NMI context: no locks, no allocation.  AMD: the interleaved MSRs. */
+static bool model_amd_ext(void)
+{
+	return READ_ONCE(model_amd) != AMD_LEGACY;
+}
+
+/* NMI context: no locks, no allocation.  AMD: the number of counters. */
+static int model_amd_ngp(void)
+{
+	return model_amd_ext() ? AMD_NGP : AMD_NK7;
+}
+
+/* NMI context: no locks, no allocation. */
+static int model_ngp(enum model_kind kind)
+{
+	return kind == MODEL_AMD ? model_amd_ngp() : INTEL_NGP;
+}
 
 /* NMI context: no locks, no allocation. */
 static const struct hwpmc_pmu_ops *model_ops_of(enum model_kind kind)
@@ -254,7 +305,7 @@ static const struct hwpmc_pmu_ops *model_ops_of(enum model_kind kind)
 	case MODEL_INTEL:
 		return &model_intel_ops;
 	case MODEL_AMD:
-		return &model_amd_ops;
+		return &model_amd_ops[READ_ONCE(model_amd)];
 	default:
 		return NULL;
 	}
@@ -263,6 +314,7 @@ static const struct hwpmc_pmu_ops *model_ops_of(enum model_kind kind)
 static void model_reset(struct model_regs *r, enum model_kind kind)
 {
 	memset(r, 0, sizeof(*r));
+	/* AMD without PerfMonV2: no global control, every counter enabled. */
 	r->global_ctrl = kind == MODEL_AMD ? AMD_GLOBAL_VALID : INTEL_GLOBAL_GP;
 	r->lvtpc = APIC_LVT_MASKED;	/* LVT entries come up masked */
 }
@@ -353,7 +405,8 @@ static void amd_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 		break;
 	case 1:
 		model_real_cpuid(1, 0, regs);
-		regs[0] = AMD_SIGNATURE;
+		regs[0] = model_amd_v2() ? AMD_SIGNATURE : model_amd_ext() ?
+			  AMD_EXT_SIGNATURE : AMD_LEGACY_SIGNATURE;
 		regs[2] &= ~INTEL_CPUID1_PDCM;
 		break;
 	case HWPMC_CPUID_ARCH_PERFMON:
@@ -361,14 +414,23 @@ static void amd_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 		break;
 	case CPUID_EXT_BASE:
 		model_real_cpuid(leaf, subleaf, regs);
-		regs[0] = max_t(u32, regs[0], HWPMC_CPUID_AMD_PERFMON);
+		regs[0] = max_t(u32, regs[0], model_amd_v2() ?
+				HWPMC_CPUID_AMD_PERFMON :
+				HWPMC_CPUID_AMD_EXT_FEATURES);
 		model_vendor(regs, "AuthenticAMD");
 		break;
 	case HWPMC_CPUID_AMD_EXT_FEATURES:
 		model_real_cpuid(leaf, subleaf, regs);
-		regs[2] |= AMD_CPUID_PERFCTR_CORE;
+		regs[2] &= ~(AMD_CPUID_PERFCTR_CORE | AMD_CPUID_PERFCTR_NB |
+			     AMD_CPUID_PERFCTR_LLC);
+		if (model_amd_ext())
+			regs[2] |= AMD_CPUID_PERFCTR_CORE;
 		break;
 	case HWPMC_CPUID_AMD_PERFMON:
+		if (!model_amd_v2()) {
+			memset(regs, 0, 4 * sizeof(regs[0]));
+			break;
+		}
 		regs[0] = BIT(0);	/* PerfMonV2 */
 		regs[1] = AMD_NGP;	/* NumPerfCtrCore; no LBR, no NB */
 		regs[2] = 0;
@@ -515,7 +577,7 @@ static bool amd_msr_counter(u32 msr, unsigned int *idx, bool *is_sel)
 		*is_sel = false;
 		return true;
 	}
-	if (msr >= HWPMC_MSR_F15H_PERF_CTL0 &&
+	if (model_amd_ext() && msr >= HWPMC_MSR_F15H_PERF_CTL0 &&
 	    msr < HWPMC_MSR_F15H_PERF_CTL0 + 2 * AMD_NGP) {
 		*idx = (msr - HWPMC_MSR_F15H_PERF_CTL0) / 2;
 		*is_sel = !((msr - HWPMC_MSR_F15H_PERF_CTL0) & 1);
@@ -535,6 +597,8 @@ static int amd_rdmsr(u32 msr, u64 *val)
 		*val = is_sel ? r->sel[i] : r->ctr[i];
 		return 0;
 	}
+	if (!model_amd_v2())
+		return -EIO;		/* no global MSR before PerfMonV2 */
 	switch (msr) {
 	case HWPMC_MSR_AMD_GLOBAL_STATUS:
 		*val = r->global_status;
@@ -566,6 +630,8 @@ static int amd_wrmsr(u32 msr, u64 val)
 			r->ctr[i] = val & MODEL_MASK;
 		return 0;
 	}
+	if (!model_amd_v2())
+		return -EIO;		/* no global MSR before PerfMonV2 */
 	switch (msr) {
 	case HWPMC_MSR_AMD_GLOBAL_STATUS:
 		break;			/* read-only: the write is ignored */
@@ -589,7 +655,7 @@ static u64 amd_rdpmc(u32 index)
 {
 	struct model_regs *r = this_cpu_ptr(&model_regs);
 
-	return index < AMD_NGP ? r->ctr[index] : 0;
+	return index < model_amd_ngp() ? r->ctr[index] : 0;
 }
 
 static const struct hwpmc_pmu_ops model_intel_ops = {
@@ -601,13 +667,19 @@ static const struct hwpmc_pmu_ops model_intel_ops = {
 	.write_lvtpc	= model_write_lvtpc,
 };
 
-static const struct hwpmc_pmu_ops model_amd_ops = {
-	.name		= "model-amd",
-	.cpuid		= amd_cpuid,
-	.read_msr	= amd_rdmsr,
-	.write_msr	= amd_wrmsr,
-	.read_pmc	= amd_rdpmc,
-	.write_lvtpc	= model_write_lvtpc,
+#define MODEL_AMD_OPS(n) {				\
+	.name		= n,				\
+	.cpuid		= amd_cpuid,			\
+	.read_msr	= amd_rdmsr,			\
+	.write_msr	= amd_wrmsr,			\
+	.read_pmc	= amd_rdpmc,			\
+	.write_lvtpc	= model_write_lvtpc,		\
+}
+
+static const struct hwpmc_pmu_ops model_amd_ops[3] = {
+	[AMD_V2]	= MODEL_AMD_OPS("model-amd"),
+	[AMD_EXT]	= MODEL_AMD_OPS("model-amd-ext"),
+	[AMD_LEGACY]	= MODEL_AMD_OPS("model-amd-legacy"),
 };
 
 /*
@@ -640,7 +712,7 @@ static u64 model_count(struct model_regs *r, enum model_kind kind, u64 n,
 {
 	u64 mode = os ? HWPMC_EVSEL_OS : HWPMC_EVSEL_USR;
 	u8 fmode = os ? HWPMC_FIXED_OS : HWPMC_FIXED_USR;
-	int ngp = kind == MODEL_AMD ? AMD_NGP : INTEL_NGP;
+	int ngp = model_ngp(kind);
 	u64 newly = 0, pmi = 0, bit;
 	int i;
 
@@ -665,7 +737,9 @@ static u64 model_count(struct model_regs *r, enum model_kind kind, u64 n,
 		if (nib & HWPMC_FIXED_PMI)
 			pmi |= bit;
 	}
-	r->global_status |= newly;
+	/* AMD before PerfMonV2 keeps no status: every wrap interrupts. */
+	if (kind != MODEL_AMD || model_amd_v2())
+		r->global_status |= newly;
 	return pmi;
 }
 
@@ -835,7 +909,7 @@ static void model_snapshot_local(void *arg)
 static int model_state_show(struct seq_file *m, void *unused)
 {
 	enum model_kind kind = READ_ONCE(model_kind);
-	int ngp = kind == MODEL_AMD ? AMD_NGP : INTEL_NGP;
+	int ngp = model_ngp(kind);
 	struct model_snapshot snap;
 	int cpu, i;
 
@@ -856,9 +930,12 @@ static int model_state_show(struct seq_file *m, void *unused)
 		if (kind == MODEL_INTEL)
 			seq_printf(m, "fixed_ctrl 0x%016llx\n",
 				   snap.regs.fixed_ctrl);
-		seq_printf(m, "global_ctrl 0x%016llx\n", snap.regs.global_ctrl);
-		seq_printf(m, "global_status 0x%016llx\n",
-			   snap.regs.global_status);
+		if (kind != MODEL_AMD || model_amd_v2()) {
+			seq_printf(m, "global_ctrl 0x%016llx\n",
+				   snap.regs.global_ctrl);
+			seq_printf(m, "global_status 0x%016llx\n",
+				   snap.regs.global_status);
+		}
 		seq_printf(m, "lvtpc 0x%016x\n", snap.regs.lvtpc);
 		seq_printf(m, "advances %lu\noverflows %lu\n",
 			   snap.stats.advances, snap.stats.overflows);
@@ -917,6 +994,25 @@ static u32 st_clear_msr(enum model_kind kind)
 }
 
 /*
+ * NMI context: no locks, no allocation.  AMD without a global status: the
+ * counters with INT whose bit 47 is clear (wrapped), as software finds
+ * them.
+ */
+static u64 st_wrapped(void)
+{
+	struct model_regs *r = this_cpu_ptr(&model_regs);
+	u64 bits = 0;
+	int i;
+
+	for (i = 0; i < model_amd_ngp(); i++)
+		if ((r->sel[i] & HWPMC_EVSEL_INT) &&
+		    (r->sel[i] & HWPMC_EVSEL_EN) &&
+		    !(r->ctr[i] & BIT_ULL(MODEL_WIDTH - 1)))
+			bits |= BIT_ULL(i);
+	return bits;
+}
+
+/*
  * NMI context: no locks, no allocation.  While a selftest runs on this
  * CPU, claims the NMIs that find overflow status set, as a driver would.
  */
@@ -929,7 +1025,11 @@ static int st_nmi_handler(unsigned int type, struct pt_regs *regs)
 
 	if (!READ_ONCE(t->armed) || !ops)
 		return NMI_DONE;
-	if (ops->read_msr(st_status_msr(kind), &status) || !status)
+	if (kind == MODEL_AMD && !model_amd_v2())
+		status = st_wrapped();
+	else if (ops->read_msr(st_status_msr(kind), &status))
+		status = 0;
+	if (!status)
 		return NMI_DONE;
 	t->count++;
 	t->status |= status;
@@ -980,15 +1080,19 @@ static void st_wr(struct st_ctx *c, const char *what, u32 msr, u64 val,
 
 static u32 st_sel(struct st_ctx *c, int i)
 {
-	return c->kind == MODEL_AMD ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
-				      HWPMC_MSR_IA32_PERFEVTSEL0 + i;
+	if (c->kind == MODEL_AMD)
+		return model_amd_ext() ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
+					 HWPMC_MSR_K7_EVNTSEL0 + i;
+	return HWPMC_MSR_IA32_PERFEVTSEL0 + i;
 }
 
 /* The full-width counter MSR. */
 static u32 st_ctr(struct st_ctx *c, int i)
 {
-	return c->kind == MODEL_AMD ? HWPMC_MSR_F15H_PERF_CTR0 + 2 * i :
-				      MODEL_MSR_IA32_A_PMC0 + i;
+	if (c->kind == MODEL_AMD)
+		return model_amd_ext() ? HWPMC_MSR_F15H_PERF_CTR0 + 2 * i :
+					 HWPMC_MSR_K7_PERFCTR0 + i;
+	return MODEL_MSR_IA32_A_PMC0 + i;
 }
 
 static u32 st_ctrl(struct st_ctx *c)
@@ -1045,17 +1149,19 @@ static void st_cpuid(struct st_ctx *c)
 	      !memcmp(&r[3], "enti", 4) && !memcmp(&r[2], "cAMD", 4), 1);
 	c->ops->cpuid(1, 0, r);
 	st_eq(c, "cpuid 1 family", ((r[0] >> 8) & 0xf) + ((r[0] >> 20) & 0xff),
-	      0x19);
+	      model_amd_v2() ? 0x19 : model_amd_ext() ? 0x15 : 0x10);
 	c->ops->cpuid(HWPMC_CPUID_ARCH_PERFMON, 0, r);
 	st_eq(c, "cpuid 0xa eax", r[0], 0);
 	c->ops->cpuid(CPUID_EXT_BASE, 0, r);
-	st_eq(c, "cpuid 0x80000000 max", r[0] >= HWPMC_CPUID_AMD_PERFMON, 1);
+	st_eq(c, "cpuid 0x80000000 max", r[0] >= (model_amd_v2() ?
+	      HWPMC_CPUID_AMD_PERFMON : HWPMC_CPUID_AMD_EXT_FEATURES), 1);
 	c->ops->cpuid(HWPMC_CPUID_AMD_EXT_FEATURES, 0, r);
 	st_eq(c, "cpuid 0x80000001 PerfCtrExtCore",
-	      !!(r[2] & AMD_CPUID_PERFCTR_CORE), 1);
+	      !!(r[2] & AMD_CPUID_PERFCTR_CORE), model_amd_ext());
 	c->ops->cpuid(HWPMC_CPUID_AMD_PERFMON, 0, r);
-	st_eq(c, "cpuid 0x80000022 eax", r[0], 1);
-	st_eq(c, "cpuid 0x80000022 ebx", r[1] & 0xf, AMD_NGP);
+	st_eq(c, "cpuid 0x80000022 eax", r[0], model_amd_v2());
+	st_eq(c, "cpuid 0x80000022 ebx", r[1] & 0xf,
+	      model_amd_v2() ? AMD_NGP : 0);
 }
 
 /* Register semantics particular to the Intel model. */
@@ -1130,13 +1236,119 @@ static void st_amd_regs(struct st_ctx *c)
 	st_wr(c, "wr k7 perfctr4", HWPMC_MSR_K7_PERFCTR0 + AMD_NK7, 0, -EIO);
 }
 
+/*
+ * AMD without PerfMonV2 ("amd-ext", "amd-legacy"): which MSRs exist, and
+ * overflow without a global status (an NMI for every wrap with INT).
+ */
+static void st_run_amd_nov2(struct st_ctx *c)
+{
+	struct st_nmi *t = this_cpu_ptr(&st_nmi);
+	struct model_stats *s = this_cpu_ptr(&model_stats);
+	struct model_regs *r = this_cpu_ptr(&model_regs);
+	int ngp = model_amd_ngp();
+	u64 en = HWPMC_EVSEL_EN | 0xc0, intr = en | HWPMC_EVSEL_USR |
+		 HWPMC_EVSEL_INT, last = BIT_ULL(ngp - 1), n;
+	unsigned long masked;
+	int i;
+
+	st_cpuid(c);
+	st_eq(c, "rdmsr unknown", c->ops->read_msr(0x10, &n), -EIO);
+	st_eq(c, "rdmsr global_status",
+	      c->ops->read_msr(HWPMC_MSR_AMD_GLOBAL_STATUS, &n), -EIO);
+	st_eq(c, "rdmsr global_ctl",
+	      c->ops->read_msr(HWPMC_MSR_AMD_GLOBAL_CTL, &n), -EIO);
+	st_wr(c, "wr global_ctl", HWPMC_MSR_AMD_GLOBAL_CTL, 0, -EIO);
+	st_wr(c, "wr global_status_clr", HWPMC_MSR_AMD_GLOBAL_STATUS_CLR, 1,
+	      -EIO);
+	st_wr(c, "wr status_set", MODEL_MSR_AMD_STATUS_SET, 1, -EIO);
+	st_wr(c, "wr k7 perfctr4", HWPMC_MSR_K7_PERFCTR0 + AMD_NK7, 0, -EIO);
+	if (model_amd_ext()) {
+		st_wr(c, "wr ctl6", HWPMC_MSR_F15H_PERF_CTL0 + 2 * AMD_NGP, 0,
+		      -EIO);
+		st_wr(c, "wr k7 perfctr3", HWPMC_MSR_K7_PERFCTR0 + 3, 42, 0);
+		st_eq(c, "k7 perfctr3 alias", st_rd(c, st_ctr(c, 3)), 42);
+		st_wr(c, "wr ctr3 0", st_ctr(c, 3), 0, 0);
+	} else {
+		st_eq(c, "rdmsr perf_ctl0",
+		      c->ops->read_msr(HWPMC_MSR_F15H_PERF_CTL0, &n), -EIO);
+		st_wr(c, "wr perf_ctr0", HWPMC_MSR_F15H_PERF_CTR0, 0, -EIO);
+	}
+	for (i = 0; i < ngp; i++)
+		st_eq(c, "counter power-on", st_rd(c, st_ctr(c, i)), 0);
+	st_wr(c, "wr ctr0 -1", st_ctr(c, 0), -1ULL, 0);
+	st_eq(c, "ctr0 masked", st_rd(c, st_ctr(c, 0)), MODEL_MASK);
+	st_eq(c, "rdpmc 0", c->ops->read_pmc(0), MODEL_MASK);
+	st_eq(c, "rdpmc ngp", c->ops->read_pmc(ngp), 0);
+	st_wr(c, "wr ctr0 0", st_ctr(c, 0), 0, 0);
+	st_wr(c, "wr sel last reserved", st_sel(c, ngp - 1), ~0ULL, 0);
+	st_eq(c, "sel last reserved ignored", st_rd(c, st_sel(c, ngp - 1)),
+	      AMD_EVSEL_VALID);
+
+	/* Who counts what: the event select alone. */
+	st_wr(c, "wr sel0", st_sel(c, 0), en | HWPMC_EVSEL_USR, 0);
+	st_wr(c, "wr sel1", st_sel(c, 1), en | HWPMC_EVSEL_OS, 0);
+	st_wr(c, "wr sel2", st_sel(c, 2), HWPMC_EVSEL_USR | 0xc0, 0);
+	st_wr(c, "wr sel last", st_sel(c, ngp - 1),
+	      en | HWPMC_EVSEL_USR | HWPMC_EVSEL_OS, 0);
+	st_advance(c, "advance usr 100", 100, 0, 0);
+	model_advance_local(5, true);
+	st_eq(c, "usr counter", st_rd(c, st_ctr(c, 0)), 100);
+	st_eq(c, "os counter", st_rd(c, st_ctr(c, 1)), 5);
+	st_eq(c, "disabled counter", st_rd(c, st_ctr(c, 2)), 0);
+	st_eq(c, "usr+os counter", st_rd(c, st_ctr(c, ngp - 1)), 105);
+	for (i = 1; i < ngp; i++)
+		st_wr(c, "wr sel off", st_sel(c, i), 0, 0);
+
+	/* A wrap without INT: no NMI, no status anywhere. */
+	st_wr(c, "wr ctr0 near wrap", st_ctr(c, 0), MODEL_MASK - 9, 0);
+	st_advance(c, "wrap without INT", 15, 0, 0);
+	st_eq(c, "ctr0 wrapped", st_rd(c, st_ctr(c, 0)), 5);
+	st_eq(c, "no status kept", r->global_status, 0);
+
+	/* LVTPC, as in st_run(). */
+	st_wr(c, "wr sel1 INT", st_sel(c, 1), intr, 0);
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK, 0);
+	masked = s->pmis_masked;
+	st_advance(c, "no NMI while lvtpc masked", 1, 0, 0);
+	st_eq(c, "pmi refused", s->pmis_masked - masked, 1);
+	s->pmis_masked = masked;
+	c->ops->write_lvtpc(APIC_DM_NMI);
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK, 0);
+	st_advance(c, "NMI once lvtpc unmasked", 1, 1, BIT_ULL(1));
+	st_eq(c, "lvtpc masked by delivery", READ_ONCE(r->lvtpc),
+	      APIC_DM_NMI | APIC_LVT_MASKED);
+	WRITE_ONCE(t->unmask, true);
+	c->ops->write_lvtpc(APIC_DM_NMI);
+
+	/* Every wrap interrupts: there is no status bit to hold it back. */
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK, 0);
+	st_advance(c, "NMI for a second wrap", 1, 1, BIT_ULL(1));
+	/* Several overflows, one NMI; bit 47 tells which. */
+	st_wr(c, "wr ctr1", st_ctr(c, 1), MODEL_MASK - 2, 0);
+	st_wr(c, "wr sel last INT", st_sel(c, ngp - 1), intr, 0);
+	st_wr(c, "wr ctr last", st_ctr(c, ngp - 1), MODEL_MASK, 0);
+	st_wr(c, "wr sel2 INT", st_sel(c, 2), intr, 0);
+	st_wr(c, "wr ctr2", st_ctr(c, 2), MODEL_MASK - 10, 0);
+	st_advance(c, "one NMI for two overflows", 3, 1, BIT_ULL(1) | last);
+	st_eq(c, "ctr1 wrapped", st_rd(c, st_ctr(c, 1)), 0);
+	st_eq(c, "ctr last wrapped", st_rd(c, st_ctr(c, ngp - 1)), 2);
+	st_eq(c, "ctr2 not wrapped", st_rd(c, st_ctr(c, 2)), MODEL_MASK - 7);
+	st_eq(c, "lvtpc unmasked by handler", READ_ONCE(r->lvtpc), APIC_DM_NMI);
+	st_eq(c, "ctr0 counted on", st_rd(c, st_ctr(c, 0)), 11);
+	st_eq(c, "rdpmc 1", c->ops->read_pmc(1), 0);
+	for (i = 0; i < ngp; i++)
+		st_wr(c, "wr sel off", st_sel(c, i), 0, 0);
+	st_advance(c, "nothing counts", 100, 0, 0);
+	st_eq(c, "ctr0 stopped", st_rd(c, st_ctr(c, 0)), 11);
+}
+
 static void st_run(struct st_ctx *c)
 {
 	struct st_nmi *t = this_cpu_ptr(&st_nmi);
 	struct model_stats *s = this_cpu_ptr(&model_stats);
 	struct model_regs *r = this_cpu_ptr(&model_regs);
 	unsigned long masked;
-	int ngp = c->kind == MODEL_AMD ? AMD_NGP : INTEL_NGP;
+	int ngp = model_ngp(c->kind);
 	u64 en = HWPMC_EVSEL_EN | 0xc0, gp = BIT_ULL(ngp - 1);
 	u64 ctrl, n;
 	u32 status = st_status_msr(c->kind), clear = st_clear_msr(c->kind);
@@ -1374,7 +1586,10 @@ static int model_selftest_open(struct inode *inode, struct file *file)
 		st_wr(&c, "nofw wr a_pmc0", MODEL_MSR_IA32_A_PMC0, 1, -EIO);
 		WRITE_ONCE(model_fw, true);
 	}
-	st_run(&c);
+	if (kind == MODEL_AMD && !model_amd_v2())
+		st_run_amd_nov2(&c);
+	else
+		st_run(&c);
 	WRITE_ONCE(model_fw, fw);
 
 	WRITE_ONCE(t->armed, false);
@@ -1424,7 +1639,8 @@ static const struct file_operations model_selftest_fops = {
  */
 
 /*
- * The model @which ("intel" or "amd"), with every CPU's registers at their
+ * The model @which ("intel", "intel-nofw", "amd", "amd-ext" or
+ * "amd-legacy"), with every CPU's registers at their
  * power-on values; NULL for another name, or if another model is active.
  * Calling it again for the active model returns the same table and
  * changes nothing.  Process context.
@@ -1432,21 +1648,30 @@ static const struct file_operations model_selftest_fops = {
 const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which)
 {
 	const struct hwpmc_pmu_ops *ops = NULL;
+	enum model_amd_layout amd = AMD_V2;
 	enum model_kind kind;
 	int cpu;
 
 	if (!which)
 		return NULL;
-	if (!strcmp(which, "intel") || !strcmp(which, "intel-nofw"))
+	if (!strcmp(which, "intel") || !strcmp(which, "intel-nofw")) {
 		kind = MODEL_INTEL;
-	else if (!strcmp(which, "amd"))
+	} else if (!strcmp(which, "amd")) {
 		kind = MODEL_AMD;
-	else
+	} else if (!strcmp(which, "amd-ext")) {
+		kind = MODEL_AMD;
+		amd = AMD_EXT;
+	} else if (!strcmp(which, "amd-legacy")) {
+		kind = MODEL_AMD;
+		amd = AMD_LEGACY;
+	} else {
 		return NULL;
+	}
 
 	mutex_lock(&model_mutex);
 	if (model_kind != MODEL_NONE) {
-		if (model_kind == kind)
+		if (model_kind == kind &&
+		    (kind != MODEL_AMD || READ_ONCE(model_amd) == amd))
 			ops = model_ops_of(kind);
 		else
 			pr_err("%s is active, cannot start model-%s\n",
@@ -1455,6 +1680,7 @@ const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which)
 	}
 	/* Nobody uses the registers before model_kind is set. */
 	WRITE_ONCE(model_fw, strcmp(which, "intel-nofw") != 0);
+	WRITE_ONCE(model_amd, amd);
 	for_each_possible_cpu(cpu) {
 		model_reset(per_cpu_ptr(&model_regs, cpu), kind);
 		memset(per_cpu_ptr(&model_stats, cpu), 0,
