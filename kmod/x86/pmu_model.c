@@ -1125,6 +1125,26 @@ static void st_advance(struct st_ctx *c, const char *what, u64 n,
 	st_eq(c, what, t->status, bits);
 }
 
+/*
+ * Who counts what, by the event select (@en: enabled, event 0xc0): counter
+ * 0 user mode only, 1 kernel mode only, 2 not enabled, the last both.
+ * Advances 100 user-mode and 5 kernel-mode events; the counters keep them.
+ */
+static void st_who_counts(struct st_ctx *c, u64 en, int ngp)
+{
+	st_wr(c, "wr sel0", st_sel(c, 0), en | HWPMC_EVSEL_USR, 0);
+	st_wr(c, "wr sel1", st_sel(c, 1), en | HWPMC_EVSEL_OS, 0);
+	st_wr(c, "wr sel2", st_sel(c, 2), HWPMC_EVSEL_USR | 0xc0, 0);
+	st_wr(c, "wr sel last", st_sel(c, ngp - 1),
+	      en | HWPMC_EVSEL_USR | HWPMC_EVSEL_OS, 0);
+	st_advance(c, "advance usr 100", 100, 0, 0);
+	model_advance_local(5, true);
+	st_eq(c, "usr counter", st_rd(c, st_ctr(c, 0)), 100);
+	st_eq(c, "os counter", st_rd(c, st_ctr(c, 1)), 5);
+	st_eq(c, "disabled counter", st_rd(c, st_ctr(c, 2)), 0);
+	st_eq(c, "usr+os counter", st_rd(c, st_ctr(c, ngp - 1)), 105);
+}
+
 static void st_cpuid(struct st_ctx *c)
 {
 	u32 r[4];
@@ -1285,17 +1305,7 @@ static void st_run_amd_nov2(struct st_ctx *c)
 	      AMD_EVSEL_VALID);
 
 	/* Who counts what: the event select alone. */
-	st_wr(c, "wr sel0", st_sel(c, 0), en | HWPMC_EVSEL_USR, 0);
-	st_wr(c, "wr sel1", st_sel(c, 1), en | HWPMC_EVSEL_OS, 0);
-	st_wr(c, "wr sel2", st_sel(c, 2), HWPMC_EVSEL_USR | 0xc0, 0);
-	st_wr(c, "wr sel last", st_sel(c, ngp - 1),
-	      en | HWPMC_EVSEL_USR | HWPMC_EVSEL_OS, 0);
-	st_advance(c, "advance usr 100", 100, 0, 0);
-	model_advance_local(5, true);
-	st_eq(c, "usr counter", st_rd(c, st_ctr(c, 0)), 100);
-	st_eq(c, "os counter", st_rd(c, st_ctr(c, 1)), 5);
-	st_eq(c, "disabled counter", st_rd(c, st_ctr(c, 2)), 0);
-	st_eq(c, "usr+os counter", st_rd(c, st_ctr(c, ngp - 1)), 105);
+	st_who_counts(c, en, ngp);
 	for (i = 1; i < ngp; i++)
 		st_wr(c, "wr sel off", st_sel(c, i), 0, 0);
 
@@ -1367,17 +1377,7 @@ static void st_run(struct st_ctx *c)
 		st_eq(c, "counter power-on", st_rd(c, st_ctr(c, i)), 0);
 
 	/* Who counts what. */
-	st_wr(c, "wr sel0", st_sel(c, 0), en | HWPMC_EVSEL_USR, 0);
-	st_wr(c, "wr sel1", st_sel(c, 1), en | HWPMC_EVSEL_OS, 0);
-	st_wr(c, "wr sel2", st_sel(c, 2), HWPMC_EVSEL_USR | 0xc0, 0);
-	st_wr(c, "wr sel last", st_sel(c, ngp - 1),
-	      en | HWPMC_EVSEL_USR | HWPMC_EVSEL_OS, 0);
-	st_advance(c, "advance usr 100", 100, 0, 0);
-	model_advance_local(5, true);
-	st_eq(c, "usr counter", st_rd(c, st_ctr(c, 0)), 100);
-	st_eq(c, "os counter", st_rd(c, st_ctr(c, 1)), 5);
-	st_eq(c, "disabled counter", st_rd(c, st_ctr(c, 2)), 0);
-	st_eq(c, "usr+os counter", st_rd(c, st_ctr(c, ngp - 1)), 105);
+	st_who_counts(c, en, ngp);
 	st_wr(c, "wr global_ctrl", st_ctrl(c), ctrl & ~1ULL, 0);
 	st_advance(c, "advance global off", 10, 0, 0);
 	st_eq(c, "globally disabled counter", st_rd(c, st_ctr(c, 0)), 100);
