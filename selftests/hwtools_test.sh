@@ -20,8 +20,7 @@ tmp=$(mktemp -d)
 command -v taskset >/dev/null || { skip "hardware tools on the PMU model" "no taskset(1)"; finish; }
 
 restore() {
-	rmmod hwpmc 2>/dev/null
-	[ -e "$releaseko" ] && insmod "$releaseko"
+	if [ -e "$releaseko" ]; then swap_module "$releaseko"; else rmmod hwpmc 2>/dev/null; fi
 	rm -rf "$tmp"
 }
 trap restore EXIT
@@ -34,8 +33,7 @@ for model in intel amd amd-ext amd-legacy; do
 	amd-ext) class=K8 rows=6 cputype=AMD_EXT ;;
 	amd-legacy) class=K8 rows=4 cputype=AMD_K8 ;;
 	esac
-	rmmod hwpmc 2>/dev/null
-	if ! insmod "$testko" pmu_model=$model; then
+	if ! swap_module "$testko" pmu_model=$model; then
 		ok "$model: the test module loads with pmu_model=$model" false
 		continue
 	fi

@@ -4,6 +4,7 @@
 #   ok "name" command...      # passes when the command exits 0
 #   skip "name" "reason"
 #   finish                    # prints the plan, "# Totals:" and exits
+#   swap_module KO [PARAM=V]... # unload hwpmc (waiting for its last user), load KO
 KSFT_PASS=0 KSFT_FAIL=0 KSFT_SKIP=0 KSFT_N=0
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=$TOP/build/userland
@@ -31,4 +32,16 @@ finish() {
 	echo "# Totals: pass:$KSFT_PASS fail:$KSFT_FAIL xfail:0 xpass:0 skip:$KSFT_SKIP error:0"
 	[ "$KSFT_FAIL" -eq 0 ] && exit 0
 	exit 1
+}
+
+# Unload hwpmc, retrying for 5 s while a just-exited user still holds it,
+# then load the module file $1 with the parameters that follow.
+swap_module() {
+	local i
+	for i in $(seq 50); do
+		[ -e /sys/module/hwpmc ] || break
+		rmmod hwpmc 2>/dev/null && break
+		sleep 0.1
+	done
+	[ ! -e /sys/module/hwpmc ] && insmod "$@"
 }

@@ -323,14 +323,6 @@ ok "report --dump: a truncated log exits 1 after its records" \
 RELEASE_KO=${BIN%/userland}/$(uname -r)/hwpmc.ko
 # 1234567 -> 1,234,567, as the tools print counts.
 commas() { echo "$1" | sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta'; }
-swap_module() {
-	local i
-	for i in $(seq 50); do
-		rmmod hwpmc 2>/dev/null && break
-		sleep 0.1
-	done
-	[ ! -e /sys/module/hwpmc ] && insmod "$@"
-}
 restore_module() {
 	[ -e "$T/tiny" ] || return 0
 	swap_module "$RELEASE_KO" || echo "# cannot load $RELEASE_KO back"

@@ -446,14 +446,6 @@ MODEL=/sys/kernel/debug/hwpmc-model/advance
 RELEASE_KO=$TOP/build/$(uname -r)/hwpmc.ko
 TEST_KO=$TOP/build/$(uname -r)/test/hwpmc.ko
 
-swap_module() {
-	local i
-	for i in $(seq 50); do
-		rmmod hwpmc 2>/dev/null && break
-		sleep 0.1
-	done
-	[ ! -e /sys/module/hwpmc ] && insmod "$@"
-}
 
 t_hw_model() {
 	local rc=0
