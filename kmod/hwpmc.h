@@ -9,6 +9,8 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
 #include <linux/list.h>
 #include <linux/idr.h>
 #include <linux/rcupdate.h>
@@ -35,6 +37,11 @@ extern int hwpmc_nsamples;
 /* Sysctls kernel.hwpmc.* (security.bsd.* on FreeBSD). */
 extern int hwpmc_unprivileged_syspmcs;
 extern int hwpmc_unprivileged_proc_debug;
+/* Logs (kernel.hwpmc.*): see hwpmc_log.c. */
+extern int hwpmc_max_logs_per_user;
+extern int hwpmc_log_writers;
+extern int hwpmc_log_buffer_share;
+extern int hwpmc_log_buffer_reserve;
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -146,11 +153,24 @@ struct hwpmc_stats {
 extern struct hwpmc_stats hwpmc_stats;
 
 struct hwpmc_log;
+struct pid_namespace;
+struct cred;
 
-/* One open of /dev/hwpmc: an owner. */
+/*
+ * One open of /dev/hwpmc: an owner.  It lives as long as its file, but is
+ * shut down (its PMCs released, its log closed: po->dead) as soon as the
+ * process that opened it exits, so that no log file can keep it, its
+ * PMCs or the module alive after every process that could use it is gone.
+ */
 struct hwpmc_owner {
 	pid_t tgid;			/* the opening process */
 	struct pid *pid;		/* for signals */
+	struct pid_namespace *pid_ns;	/* the opener's: pids it is shown */
+	const struct cred *cred;	/* the opener's: SIGIO permission */
+	refcount_t ref;			/* the file, a pending exit work */
+	struct hlist_node onode;	/* hwpmc_owners, by pid */
+	struct work_struct exit_work;	/* shutdown after the opener exits */
+	bool dead;			/* shut down; hwpmc_sx */
 	struct idr pmcs;		/* pmcid -> PMC, under hwpmc_sx */
 	unsigned int npmcs;
 	struct mutex log_lock;		/* serializes the log operations */
@@ -272,6 +292,11 @@ int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a);
 int hwpmc_op_pmcadmin(struct hwpmc_owner *po, struct pmc_op_pmcadmin *a);
 void hwpmc_signal_pid(struct pid *pid, int sig);
 
+/* hwpmc_main.c: owners and the exit of their openers. */
+void hwpmc_owner_exit(struct task_struct *task);
+bool hwpmc_owner_may_signal(struct pid *pid, struct task_struct *task);
+extern struct workqueue_struct *hwpmc_wq;
+
 /* hwpmc_log.c: the log file. */
 int hwpmc_op_configurelog(struct hwpmc_owner *po,
 			  struct pmc_op_configurelog *a);
@@ -279,6 +304,7 @@ int hwpmc_op_closelog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a);
 void hwpmc_log_owner_release(struct hwpmc_owner *po);
+u32 hwpmc_log_pid(const struct hwpmc_log *log, pid_t nr);
 bool hwpmc_is_device_file(const struct file *file);
 void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 			unsigned long *flags);

@@ -47,6 +47,8 @@ static void hwpmc_probe_exit(void *data, struct task_struct *task)
 		return;		/* not the last thread of its process */
 	hwpmc_proc_exit(task);
 	hwpmc_maps_sysexit(task);
+	/* The owners it opened go too (in process context, later). */
+	hwpmc_owner_exit(task);
 }
 
 static void hwpmc_probe_exec(void *data, struct task_struct *task,

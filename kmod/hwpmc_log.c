@@ -2,10 +2,27 @@
 /*
  * hwpmc: the log file.  Records are appended to the owner's current buffer
  * (from any context but NMI: the sample rings carry NMI samples here); a
- * full buffer goes to the owner's writer thread, which writes it to the
- * configured file, pipe or socket with the owner's credentials, and
- * returns it to a pool shared by all logs (nbuffers per CPU, of
- * logbuffersize KB each, allocated while any log exists).
+ * full buffer waits on the log until a writer of the pool writes it to the
+ * configured file, pipe or socket with the credentials of whoever
+ * configured the log, and returns it to a pool shared by all logs
+ * (nbuffers per CPU, of logbuffersize KB each, allocated while any log
+ * exists).
+ *
+ * What one user can take is bounded (see the README's threat model):
+ *  - writers: a pool of kernel.hwpmc.log_writers threads (hwpmc-logw/N,
+ *    started with the first log, stopped with the last) writes every log,
+ *    one buffer of one log at a time per thread.  A write that blocks (a
+ *    pipe nobody reads, a stalled FUSE file) while other logs wait is
+ *    interrupted after HWPMC_WRITE_SLICE and its log goes to the back of
+ *    the queue with what it wrote so far kept: no log holds a writer for
+ *    ever while another waits;
+ *  - logs: kernel.hwpmc.max_logs_per_user open logs per real uid for
+ *    owners without CAP_PERFMON (EMFILE beyond);
+ *  - buffers: a log of an owner without CAP_PERFMON holds at most
+ *    kernel.hwpmc.log_buffer_share percent of the pool, and never takes
+ *    the last kernel.hwpmc.log_buffer_reserve percent, which only
+ *    privileged logs use.  A record that finds no buffer is dropped and
+ *    counted (DROPNOTIFY), so taken = logged + dropped stays exact.
  *
  * A write error stops the log: the error is kept and returned by the next
  * FLUSHLOG, the owner gets SIGIO, and later records are counted as dropped.
@@ -23,43 +40,149 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
+#include <linux/timer.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/uidgid.h>
+#include <linux/xarray.h>
 #include <asm/tsc.h>
 
 #include "hwpmc.h"
 
+/* How long a blocked write may hold a writer that another log waits for. */
+#define HWPMC_WRITE_SLICE	(HZ / 10)
+
 struct hwpmc_logbuf {
 	struct list_head node;
 	size_t used;
+	size_t done;			/* bytes of it written already */
 	char data[];
 };
+
+struct hwpmc_writer;
 
 struct hwpmc_log {
 	raw_spinlock_t lock;		/* the fields below, buffers */
 	struct hwpmc_logbuf *cur;	/* being filled */
-	struct list_head full;		/* waiting for the writer */
+	struct list_head full;		/* waiting for a writer */
+	struct hwpmc_logbuf *wbuf;	/* being written (maybe in part) */
 	bool stopped;			/* accepts no more records */
-	bool writing;			/* the writer holds a buffer */
 	int error;			/* first write error, sticky */
 	u64 drop_samples, drop_records;	/* not yet in a DROPNOTIFY */
 
+	unsigned int nbufs;		/* buffers held; hwpmc_pool_lock */
+	bool priv;			/* configured with CAP_PERFMON */
+	bool counted;			/* in hwpmc_user_logs; hwpmc_sx */
+	kuid_t uid;			/* real uid of the configurer */
+
+	/* The writer pool, under hwpmc_runq_lock. */
+	struct list_head rnode;		/* in hwpmc_runq */
+	bool queued;			/* in hwpmc_runq */
+	struct hwpmc_writer *writer;	/* writing it now, or NULL */
+	bool dead;			/* being destroyed: never queued again */
+
 	struct file *file;
-	const struct cred *cred;	/* the owner's, for writing */
+	const struct cred *cred;	/* the configurer's, for writing */
 	struct pid *owner;
-	struct task_struct *writer;
-	struct irq_work kick;		/* wakes the writer from anywhere */
-	wait_queue_head_t idle;		/* flushers wait for the writer */
+	struct pid_namespace *pid_ns;	/* the owner's: pids in records */
+	struct irq_work kick;		/* queues it from anywhere */
+	wait_queue_head_t idle;		/* flushers wait for the writers */
 	struct rcu_head rcu;
+};
+
+/* A writer of the pool. */
+struct hwpmc_writer {
+	struct task_struct *task;
+	struct hwpmc_log *log;		/* being written; hwpmc_runq_lock */
+	struct timer_list slice;	/* preempts a write others wait for */
 };
 
 /* The buffer pool, shared by all logs; allocated while any log exists. */
 static DEFINE_RAW_SPINLOCK(hwpmc_pool_lock);
 static LIST_HEAD(hwpmc_pool);
+static unsigned int hwpmc_pool_size;	/* buffers; under hwpmc_sx */
+static unsigned int hwpmc_pool_nfree;	/* under hwpmc_pool_lock */
 static unsigned int hwpmc_pool_users;	/* logs; under hwpmc_sx */
+
+/* The writers; started with the pool. */
+static DEFINE_RAW_SPINLOCK(hwpmc_runq_lock);
+static LIST_HEAD(hwpmc_runq);		/* logs with buffers to write */
+static DECLARE_WAIT_QUEUE_HEAD(hwpmc_runq_wait);
+static struct hwpmc_writer *hwpmc_writers;
+static unsigned int hwpmc_nwriters;	/* under hwpmc_sx */
+
+/* Open logs per real uid of owners without CAP_PERFMON; hwpmc_sx. */
+static DEFINE_XARRAY(hwpmc_user_logs);
 
 static size_t hwpmc_logbuf_size(void)
 {
 	return (size_t)hwpmc_logbuffersize * 1024 - sizeof(struct hwpmc_logbuf);
+}
+
+static void hwpmc_log_queue(struct hwpmc_log *log);
+static int hwpmc_writer_fn(void *arg);
+
+/*
+ * The slice timer of a writer, armed while it writes: when other logs
+ * wait for a writer, or the log is being destroyed, the write (blocked, or
+ * just long) is interrupted; the log goes to the back of the queue with
+ * what was written kept.  Otherwise the write may take as long as it
+ * needs.  Softirq context.
+ */
+static void hwpmc_writer_slice(struct timer_list *t)
+{
+	struct hwpmc_writer *w = from_timer(w, t, slice);
+	unsigned long flags;
+	bool preempt;
+
+	raw_spin_lock_irqsave(&hwpmc_runq_lock, flags);
+	preempt = w->log && (w->log->dead || !list_empty(&hwpmc_runq));
+	raw_spin_unlock_irqrestore(&hwpmc_runq_lock, flags);
+	if (preempt)
+		send_sig(SIGKILL, w->task, 1);
+	else
+		mod_timer(&w->slice, jiffies + HWPMC_WRITE_SLICE);
+}
+
+static void hwpmc_writers_stop(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&hwpmc_sx);
+	for (i = 0; i < hwpmc_nwriters; i++) {
+		kthread_stop(hwpmc_writers[i].task);
+		put_task_struct(hwpmc_writers[i].task);
+		del_timer_sync(&hwpmc_writers[i].slice);
+	}
+	kfree(hwpmc_writers);
+	hwpmc_writers = NULL;
+	hwpmc_nwriters = 0;
+}
+
+/* Start the pool's writers (kernel.hwpmc.log_writers of them). */
+static int hwpmc_writers_start(void)
+{
+	unsigned int i, n = clamp(READ_ONCE(hwpmc_log_writers), 1, 64);
+	struct hwpmc_writer *w;
+
+	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_writers = kcalloc(n, sizeof(*hwpmc_writers), GFP_KERNEL);
+	if (!hwpmc_writers)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		w = &hwpmc_writers[i];
+		timer_setup(&w->slice, hwpmc_writer_slice, 0);
+		w->task = kthread_create(hwpmc_writer_fn, w, "hwpmc-logw/%u", i);
+		if (IS_ERR(w->task)) {
+			/* hwpmc(4): helper creation failed: EAGAIN. */
+			hwpmc_writers_stop();
+			return -EAGAIN;
+		}
+		get_task_struct(w->task);
+		hwpmc_nwriters++;
+		wake_up_process(w->task);
+	}
+	return 0;
 }
 
 static void hwpmc_pool_free(void)
@@ -70,12 +193,20 @@ static void hwpmc_pool_free(void)
 		list_del(&b->node);
 		kvfree(b);
 	}
+	hwpmc_pool_nfree = 0;
+	hwpmc_pool_size = 0;
 }
 
+/*
+ * The first log allocates the pool and starts the writers.  The pool is
+ * shared by every user, so it is not charged to this caller's memory
+ * cgroup; its size is fixed by the nbuffers and logbuffersize tunables.
+ */
 static int hwpmc_pool_get(void)
 {
 	unsigned int i, n = hwpmc_nbuffers * num_possible_cpus();
 	struct hwpmc_logbuf *b;
+	int err;
 
 	lockdep_assert_held(&hwpmc_sx);
 	if (hwpmc_pool_users++)
@@ -83,58 +214,81 @@ static int hwpmc_pool_get(void)
 	for (i = 0; i < n; i++) {
 		b = kvmalloc(hwpmc_logbuffersize * 1024, GFP_KERNEL);
 		if (!b) {
-			hwpmc_pool_free();
-			hwpmc_pool_users--;
-			return -ENOMEM;
+			err = -ENOMEM;
+			goto fail;
 		}
 		list_add(&b->node, &hwpmc_pool);
 	}
-	return 0;
+	hwpmc_pool_size = n;
+	hwpmc_pool_nfree = n;
+	err = hwpmc_writers_start();
+	if (!err)
+		return 0;
+fail:
+	hwpmc_pool_free();
+	hwpmc_pool_users--;
+	return err;
 }
 
 static void hwpmc_pool_put(void)
 {
 	lockdep_assert_held(&hwpmc_sx);
-	if (!--hwpmc_pool_users)
-		hwpmc_pool_free();
+	if (--hwpmc_pool_users)
+		return;
+	hwpmc_writers_stop();
+	hwpmc_pool_free();
 }
 
-/* A free buffer, or NULL.  Any context but NMI. */
-static struct hwpmc_logbuf *hwpmc_buf_alloc(void)
+/*
+ * A free buffer for @log, or NULL: a log of an unprivileged owner holds at
+ * most its share of the pool and leaves the reserve alone.  Any context
+ * but NMI.
+ */
+static struct hwpmc_logbuf *hwpmc_buf_alloc(struct hwpmc_log *log)
 {
-	struct hwpmc_logbuf *b;
+	struct hwpmc_logbuf *b = NULL;
+	unsigned int size = READ_ONCE(hwpmc_pool_size);
+	unsigned int share = max(1U, size * READ_ONCE(hwpmc_log_buffer_share) / 100);
+	unsigned int reserve = size * READ_ONCE(hwpmc_log_buffer_reserve) / 100;
 	unsigned long flags;
 
 	atomic64_inc(&hwpmc_stats.buffer_requests);
 	raw_spin_lock_irqsave(&hwpmc_pool_lock, flags);
-	b = list_first_entry_or_null(&hwpmc_pool, struct hwpmc_logbuf, node);
-	if (b)
+	if (log->priv || (log->nbufs < share && hwpmc_pool_nfree > reserve))
+		b = list_first_entry_or_null(&hwpmc_pool, struct hwpmc_logbuf,
+					     node);
+	if (b) {
 		list_del(&b->node);
+		hwpmc_pool_nfree--;
+		log->nbufs++;
+	}
 	raw_spin_unlock_irqrestore(&hwpmc_pool_lock, flags);
-	if (b)
+	if (b) {
 		b->used = 0;
-	else
+		b->done = 0;
+	} else {
 		atomic64_inc(&hwpmc_stats.buffer_requests_failed);
+	}
 	return b;
 }
 
-static void hwpmc_buf_free(struct hwpmc_logbuf *b)
+static void hwpmc_buf_free(struct hwpmc_log *log, struct hwpmc_logbuf *b)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&hwpmc_pool_lock, flags);
 	list_add(&b->node, &hwpmc_pool);
+	hwpmc_pool_nfree++;
+	log->nbufs--;
 	raw_spin_unlock_irqrestore(&hwpmc_pool_lock, flags);
 }
 
 static void hwpmc_log_kick(struct irq_work *w)
 {
-	struct hwpmc_log *log = container_of(w, struct hwpmc_log, kick);
-
-	wake_up_process(log->writer);
+	hwpmc_log_queue(container_of(w, struct hwpmc_log, kick));
 }
 
-/* Hand the current buffer to the writer.  log->lock held. */
+/* Hand the current buffer to the writers.  log->lock held. */
 static void hwpmc_log_ship(struct hwpmc_log *log)
 {
 	lockdep_assert_held(&log->lock);
@@ -162,7 +316,7 @@ void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 	if (log->cur && log->cur->used + len > hwpmc_logbuf_size())
 		hwpmc_log_ship(log);
 	if (!log->cur) {
-		log->cur = hwpmc_buf_alloc();
+		log->cur = hwpmc_buf_alloc(log);
 		if (!log->cur)
 			goto drop;
 	}
@@ -195,6 +349,21 @@ void hwpmc_log_count_drop(struct hwpmc_log *log)
 	raw_spin_lock_irqsave(&log->lock, flags);
 	log->drop_samples++;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
+}
+
+/*
+ * @nr, a pid of the initial namespace, as the log's owner sees it (the pid
+ * namespace of the process that opened /dev/hwpmc): 0 when that process
+ * cannot see it.  RCU held; any context but NMI.
+ */
+u32 hwpmc_log_pid(const struct hwpmc_log *log, pid_t nr)
+{
+	struct pid *pid;
+
+	if (log->pid_ns == &init_pid_ns || nr <= 0)
+		return nr;
+	pid = find_pid_ns(nr, &init_pid_ns);
+	return pid ? pid_nr_ns(pid, log->pid_ns) : 0;
 }
 
 /*
@@ -234,98 +403,190 @@ void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 	hwpmc_log_commit(log, flags);
 }
 
-/* Write one buffer; returns 0 or a negative errno. */
+/*
+ * Write what is left of buffer @b.  Returns 0, -EINTR when interrupted (by
+ * the slice timer, the log's destruction or a signal sent from outside;
+ * what was written stays written, in b->done), or the write's error.
+ */
 static int hwpmc_log_write(struct hwpmc_log *log, struct hwpmc_logbuf *b)
 {
 	const struct cred *old = override_creds(log->cred);
-	size_t done = 0;
 	ssize_t n;
 	int err = 0;
 
-	while (done < b->used) {
+	while (b->done < b->used) {
 		loff_t pos = log->file->f_pos;
 
-		n = kernel_write(log->file, b->data + done, b->used - done, &pos);
-		if (n == -EAGAIN && !kthread_should_stop()) {
+		if (signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		n = kernel_write(log->file, b->data + b->done,
+				 b->used - b->done, &pos);
+		if (n > 0) {
+			log->file->f_pos = pos;
+			b->done += n;
+			atomic64_add(n, &hwpmc_stats.log_bytes);
+			continue;
+		}
+		if (n == -EAGAIN) {
 			/* A non-blocking descriptor: wait for room. */
 			schedule_timeout_interruptible(msecs_to_jiffies(10));
 			continue;
 		}
-		if (n <= 0) {
-			err = n ? n : -ENOSPC;
+		if (n == -EINTR || n == -ERESTARTSYS || n == -ERESTARTNOINTR ||
+		    n == -ERESTARTNOHAND) {
+			err = -EINTR;
 			break;
 		}
-		log->file->f_pos = pos;
-		done += n;
+		err = n ? n : -ENOSPC;
+		break;
 	}
 	revert_creds(old);
-	if (!err)
-		atomic64_add(done, &hwpmc_stats.log_bytes);
 	return err;
 }
 
-/* The writer: one kernel thread per log (FreeBSD: one per owner). */
-static int hwpmc_log_writer(void *arg)
+/* Queue @log for the writers (it has buffers to write).  Any context. */
+static void hwpmc_log_queue(struct hwpmc_log *log)
 {
-	struct hwpmc_log *log = arg;
+	unsigned long flags;
+	bool wake = false;
+
+	raw_spin_lock_irqsave(&hwpmc_runq_lock, flags);
+	if (!log->queued && !log->writer && !log->dead) {
+		list_add_tail(&log->rnode, &hwpmc_runq);
+		log->queued = true;
+		wake = true;
+	}
+	raw_spin_unlock_irqrestore(&hwpmc_runq_lock, flags);
+	if (wake)
+		wake_up(&hwpmc_runq_wait);
+}
+
+/* The first log waiting for a writer, now @w's. */
+static struct hwpmc_log *hwpmc_runq_pop(struct hwpmc_writer *w)
+{
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&hwpmc_runq_lock, flags);
+	log = list_first_entry_or_null(&hwpmc_runq, struct hwpmc_log, rnode);
+	if (log) {
+		list_del(&log->rnode);
+		log->queued = false;
+		log->writer = w;
+		w->log = log;
+	}
+	raw_spin_unlock_irqrestore(&hwpmc_runq_lock, flags);
+	return log;
+}
+
+static bool hwpmc_log_pending(struct hwpmc_log *log)
+{
+	unsigned long flags;
+	bool pending;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	pending = log->wbuf || !list_empty(&log->full);
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	return pending;
+}
+
+/*
+ * One turn of writer @w on @log: (the rest of) one buffer, so that logs
+ * take turns.  A log whose write failed drops its buffers unwritten.
+ */
+static void hwpmc_log_turn(struct hwpmc_writer *w, struct hwpmc_log *log)
+{
 	struct hwpmc_logbuf *b;
 	unsigned long flags;
 	int err;
 
-	/* A write blocked on a stalled pipe can be aborted by SIGKILL. */
-	allow_signal(SIGKILL);
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		raw_spin_lock_irqsave(&log->lock, flags);
+	raw_spin_lock_irqsave(&log->lock, flags);
+	b = log->wbuf;
+	if (!b) {
 		b = list_first_entry_or_null(&log->full, struct hwpmc_logbuf,
 					     node);
 		if (b) {
 			list_del(&b->node);
-			log->writing = true;
-		}
-		raw_spin_unlock_irqrestore(&log->lock, flags);
-		if (!b) {
-			wake_up_all(&log->idle);
-			if (kthread_should_stop())
-				break;
-			schedule();
-			continue;
-		}
-		__set_current_state(TASK_RUNNING);
-		err = log->error ? 0 : hwpmc_log_write(log, b);
-		if (err == -ERESTARTSYS)
-			err = -EINTR;	/* aborted by hwpmc_log_destroy() */
-		hwpmc_buf_free(b);
-		raw_spin_lock_irqsave(&log->lock, flags);
-		log->writing = false;
-		if (err && !log->error) {
-			log->error = err;
-			log->stopped = true;
-		}
-		raw_spin_unlock_irqrestore(&log->lock, flags);
-		if (err) {
-			pr_debug("log write failed: %d; logging stopped\n", err);
-			hwpmc_signal_pid(log->owner, SIGIO);
+			log->wbuf = b;
 		}
 	}
-	__set_current_state(TASK_RUNNING);
+	err = log->error;
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	if (!b)
+		return;
+	if (!err) {
+		mod_timer(&w->slice, jiffies + HWPMC_WRITE_SLICE);
+		err = hwpmc_log_write(log, b);
+		del_timer_sync(&w->slice);
+		if (err == -EINTR)
+			return;		/* preempted: the rest at its next turn */
+	} else {
+		err = 0;		/* stopped by an error: drop it */
+	}
+	raw_spin_lock_irqsave(&log->lock, flags);
+	log->wbuf = NULL;
+	if (err && !log->error) {
+		log->error = err;
+		log->stopped = true;
+	} else {
+		err = 0;
+	}
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	hwpmc_buf_free(log, b);
+	if (err) {
+		pr_debug("log write failed: %d; logging stopped\n", err);
+		hwpmc_signal_pid(log->owner, SIGIO);
+	}
+}
+
+/* A writer of the pool: takes the logs in turn, one buffer each. */
+static int hwpmc_writer_fn(void *arg)
+{
+	struct hwpmc_writer *w = arg;
+	struct hwpmc_log *log;
+	unsigned long flags;
+
+	/* The slice timer interrupts a blocked write with SIGKILL. */
+	allow_signal(SIGKILL);
+	while (!kthread_should_stop()) {
+		/*
+		 * A signal left pending (the slice timer's, or one sent from
+		 * outside: root may SIGKILL this thread) would end every
+		 * wait below at once, and the writer would spin: forget it.
+		 */
+		flush_signals(current);
+		log = hwpmc_runq_pop(w);
+		if (!log) {
+			wait_event_interruptible(hwpmc_runq_wait,
+						 !list_empty(&hwpmc_runq) ||
+						 kthread_should_stop());
+			continue;
+		}
+		hwpmc_log_turn(w, log);
+		/* Without a writer the log may be freed, after RCU. */
+		rcu_read_lock();
+		raw_spin_lock_irqsave(&hwpmc_runq_lock, flags);
+		log->writer = NULL;
+		w->log = NULL;
+		raw_spin_unlock_irqrestore(&hwpmc_runq_lock, flags);
+		if (hwpmc_log_pending(log))
+			hwpmc_log_queue(log);	/* to the back of the queue */
+		wake_up_all(&log->idle);
+		rcu_read_unlock();
+	}
 	flush_signals(current);
 	return 0;
 }
 
 static bool hwpmc_log_drained(struct hwpmc_log *log)
 {
-	unsigned long flags;
-	bool done;
-
-	raw_spin_lock_irqsave(&log->lock, flags);
-	done = list_empty(&log->full) && !log->writing;
-	raw_spin_unlock_irqrestore(&log->lock, flags);
-	return done;
+	return !hwpmc_log_pending(log);
 }
 
 /*
- * Ship the current buffer and wait until the writer has written all.
+ * Ship the current buffer and wait until the writers have written all.
  * @timeout in jiffies (MAX_SCHEDULE_TIMEOUT: until done or a fatal
  * signal).  Returns false if it gave up.
  */
@@ -336,7 +597,7 @@ static bool hwpmc_log_drain(struct hwpmc_log *log, long timeout)
 	raw_spin_lock_irqsave(&log->lock, flags);
 	hwpmc_log_ship(log);
 	raw_spin_unlock_irqrestore(&log->lock, flags);
-	wake_up_process(log->writer);
+	hwpmc_log_queue(log);
 	return wait_event_killable_timeout(log->idle, hwpmc_log_drained(log),
 					   timeout) > 0;
 }
@@ -346,7 +607,11 @@ static void hwpmc_log_free_rcu(struct rcu_head *head)
 	kfree(container_of(head, struct hwpmc_log, rcu));
 }
 
-/* Stop accepting records, drain (or abort), end the writer, free. */
+/*
+ * Stop accepting records, drain (or abort), wait for the writer that may
+ * still be on it (its slice timer interrupts it), give its buffers back
+ * and its references up.
+ */
 static void hwpmc_log_destroy(struct hwpmc_log *log, long timeout)
 {
 	struct hwpmc_logbuf *b, *tmp;
@@ -358,25 +623,35 @@ static void hwpmc_log_destroy(struct hwpmc_log *log, long timeout)
 		if (!log->error)
 			log->error = -EINTR;
 		raw_spin_unlock_irqrestore(&log->lock, flags);
-		send_sig(SIGKILL, log->writer, 1);
 	}
 	raw_spin_lock_irqsave(&log->lock, flags);
 	log->stopped = true;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
-	/* No new kick now: the one in flight still wakes the writer. */
+	/* No new kick now: the one in flight still queues it. */
 	irq_work_sync(&log->kick);
-	kthread_stop(log->writer);
-	put_task_struct(log->writer);
-	/* Whatever the writer did not take goes back unwritten. */
+	raw_spin_lock_irqsave(&hwpmc_runq_lock, flags);
+	log->dead = true;
+	if (log->queued) {
+		list_del(&log->rnode);
+		log->queued = false;
+	}
+	raw_spin_unlock_irqrestore(&hwpmc_runq_lock, flags);
+	wait_event(log->idle, !READ_ONCE(log->writer));
+	/* Whatever was not written goes back unwritten. */
+	if (log->wbuf)
+		hwpmc_buf_free(log, log->wbuf);
 	list_for_each_entry_safe(b, tmp, &log->full, node) {
 		list_del(&b->node);
-		hwpmc_buf_free(b);
+		hwpmc_buf_free(log, b);
 	}
 	if (log->cur)
-		hwpmc_buf_free(log->cur);
+		hwpmc_buf_free(log, log->cur);
+	log->wbuf = NULL;
+	log->cur = NULL;
 	fput(log->file);
 	put_cred(log->cred);
 	put_pid(log->owner);
+	put_pid_ns(log->pid_ns);
 }
 
 static void hwpmc_log_initialize(struct hwpmc_log *log)
@@ -395,6 +670,47 @@ static void hwpmc_log_initialize(struct hwpmc_log *log)
 	r->pl_ncpu = nr_cpu_ids;
 	r->pl_pagesize = PAGE_SIZE;
 	hwpmc_log_commit(log, flags);
+}
+
+/*
+ * Count a new log against its configurer's real uid: EMFILE beyond
+ * kernel.hwpmc.max_logs_per_user (CAP_PERFMON is not counted).
+ */
+static int hwpmc_user_logs_get(struct hwpmc_log *log)
+{
+	unsigned long uid = __kuid_val(log->uid), n;
+	void *cur;
+	int err;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (log->priv)
+		return 0;
+	cur = xa_load(&hwpmc_user_logs, uid);
+	n = cur ? xa_to_value(cur) : 0;
+	if (n >= READ_ONCE(hwpmc_max_logs_per_user))
+		return -EMFILE;
+	err = xa_err(xa_store(&hwpmc_user_logs, uid, xa_mk_value(n + 1),
+			      GFP_KERNEL));
+	if (!err)
+		log->counted = true;
+	return err;
+}
+
+static void hwpmc_user_logs_put(struct hwpmc_log *log)
+{
+	unsigned long uid = __kuid_val(log->uid), n;
+	void *cur;
+
+	lockdep_assert_held(&hwpmc_sx);
+	if (!log->counted)
+		return;
+	log->counted = false;
+	cur = xa_load(&hwpmc_user_logs, uid);
+	n = cur ? xa_to_value(cur) : 0;
+	if (n <= 1)
+		xa_erase(&hwpmc_user_logs, uid);
+	else	/* replaces an entry: allocates nothing */
+		xa_store(&hwpmc_user_logs, uid, xa_mk_value(n - 1), GFP_KERNEL);
 }
 
 /*
@@ -434,47 +750,41 @@ static int hwpmc_log_configure(struct hwpmc_owner *po, int fd)
 		fput(file);
 		return -EINVAL;
 	}
-	log = kzalloc(sizeof(*log), GFP_KERNEL);
+	log = kzalloc(sizeof(*log), GFP_KERNEL_ACCOUNT);
 	if (!log) {
 		fput(file);
 		return -ENOMEM;
 	}
+	raw_spin_lock_init(&log->lock);
+	INIT_LIST_HEAD(&log->full);
+	INIT_LIST_HEAD(&log->rnode);
+	init_waitqueue_head(&log->idle);
+	init_irq_work(&log->kick, hwpmc_log_kick);
+	log->priv = hwpmc_priv_system();
+	log->uid = current_uid();
 	mutex_lock(&hwpmc_sx);
-	err = hwpmc_pool_get();
+	/* An owner whose opener exited gets no new log (nor PMCs). */
+	err = po->dead ? -ESRCH : hwpmc_user_logs_get(log);
+	if (!err) {
+		err = hwpmc_pool_get();
+		if (err)
+			hwpmc_user_logs_put(log);
+	}
+	if (!err) {
+		log->file = file;
+		log->cred = get_current_cred();
+		log->owner = get_pid(po->pid);
+		log->pid_ns = get_pid_ns(po->pid_ns);
+		hwpmc_log_initialize(log);
+		rcu_assign_pointer(po->log, log);
+		hwpmc_log_existing_pmcs(po);
+	}
 	mutex_unlock(&hwpmc_sx);
 	if (err) {
 		kfree(log);
 		fput(file);
-		return err;
 	}
-	raw_spin_lock_init(&log->lock);
-	INIT_LIST_HEAD(&log->full);
-	init_waitqueue_head(&log->idle);
-	init_irq_work(&log->kick, hwpmc_log_kick);
-	log->file = file;
-	log->cred = get_current_cred();
-	log->owner = get_pid(po->pid);
-	log->writer = kthread_create(hwpmc_log_writer, log, "hwpmc-log/%d",
-				     po->tgid);
-	if (IS_ERR(log->writer)) {
-		/* hwpmc(4): helper creation failed: EAGAIN. */
-		put_pid(log->owner);
-		put_cred(log->cred);
-		mutex_lock(&hwpmc_sx);
-		hwpmc_pool_put();
-		mutex_unlock(&hwpmc_sx);
-		kfree(log);
-		fput(file);
-		return -EAGAIN;
-	}
-	get_task_struct(log->writer);
-	wake_up_process(log->writer);
-	hwpmc_log_initialize(log);
-	mutex_lock(&hwpmc_sx);
-	rcu_assign_pointer(po->log, log);
-	hwpmc_log_existing_pmcs(po);
-	mutex_unlock(&hwpmc_sx);
-	return 0;
+	return err;
 }
 
 /*
@@ -517,10 +827,11 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 	synchronize_rcu();
 	hwpmc_log_destroy(log, timeout);
 	err = READ_ONCE(log->error);
-	call_rcu(&log->rcu, hwpmc_log_free_rcu);
 	mutex_lock(&hwpmc_sx);
+	hwpmc_user_logs_put(log);
 	hwpmc_pool_put();
 	mutex_unlock(&hwpmc_sx);
+	call_rcu(&log->rcu, hwpmc_log_free_rcu);
 	return err == -EINTR ? 0 : err;
 }
 
@@ -605,7 +916,7 @@ int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a)
 				      &flags);
 		if (r) {
 			r->pl_userdata = a->pm_userdata;
-			r->pl_pid = task_tgid_nr(current);
+			r->pl_pid = task_tgid_nr_ns(current, log->pid_ns);
 			hwpmc_log_commit(log, flags);
 		} else {
 			err = READ_ONCE(log->error) ?: -ENOBUFS;
@@ -693,7 +1004,7 @@ void hwpmc_log_pmcattach(struct hwpmc_pmc *pm, pid_t pid, const char *path)
 					 sizeof(*r), path, &flags) : NULL;
 	if (r) {
 		r->pl_pmcid = pm->id;
-		r->pl_pid = pid;
+		r->pl_pid = hwpmc_log_pid(log, pid);
 		hwpmc_log_commit(log, flags);
 	}
 	rcu_read_unlock();
@@ -711,7 +1022,7 @@ void hwpmc_log_pmcdetach(struct hwpmc_pmc *pm, pid_t pid)
 				    &flags) : NULL;
 	if (r) {
 		r->pl_pmcid = pm->id;
-		r->pl_pid = pid;
+		r->pl_pid = hwpmc_log_pid(log, pid);
 		hwpmc_log_commit(log, flags);
 	}
 	rcu_read_unlock();
@@ -734,8 +1045,8 @@ void hwpmc_log_proccsw(struct hwpmc_pmc *pm, pid_t pid, pid_t tid, u64 value)
 				    &flags) : NULL;
 	if (r) {
 		r->pl_pmcid = pm->id;
-		r->pl_pid = pid;
-		r->pl_tid = tid;
+		r->pl_pid = hwpmc_log_pid(log, pid);
+		r->pl_tid = hwpmc_log_pid(log, tid);
 		r->pl_cpu = raw_smp_processor_id();
 		r->pl_value = value;
 		hwpmc_log_commit(log, flags);
@@ -755,7 +1066,7 @@ void hwpmc_log_procexit(struct hwpmc_pmc *pm, pid_t pid, u64 value)
 				    &flags) : NULL;
 	if (r) {
 		r->pl_pmcid = pm->id;
-		r->pl_pid = pid;
+		r->pl_pid = hwpmc_log_pid(log, pid);
 		r->pl_value = value;
 		hwpmc_log_commit(log, flags);
 	}
@@ -773,8 +1084,8 @@ void hwpmc_log_procfork(struct hwpmc_owner *po, pid_t ppid, pid_t pid)
 	r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_PROCFORK, sizeof(*r),
 				    &flags) : NULL;
 	if (r) {
-		r->pl_ppid = ppid;
-		r->pl_pid = pid;
+		r->pl_ppid = hwpmc_log_pid(log, ppid);
+		r->pl_pid = hwpmc_log_pid(log, pid);
 		hwpmc_log_commit(log, flags);
 	}
 	rcu_read_unlock();
@@ -793,7 +1104,7 @@ void hwpmc_log_procexec_id(struct hwpmc_owner *po, u32 pmcid, pid_t pid,
 	r = log ? hwpmc_log_reserve_path(log, PMCLOG_TYPE_PROCEXEC, sizeof(*r),
 					 path, &flags) : NULL;
 	if (r) {
-		r->pl_pid = pid;
+		r->pl_pid = hwpmc_log_pid(log, pid);
 		r->pl_pmcid = pmcid;
 		r->pl_base = base;
 		hwpmc_log_commit(log, flags);

@@ -22,7 +22,14 @@
  *   log->lock        raw spinlock, irq-safe: one log's buffers; taken in
  *                    any context but NMI, including under the runqueue
  *                    lock (PROCCSW records from sched_switch)
- *   hwpmc_pool_lock  raw spinlock, irq-safe: the free log buffers
+ *   hwpmc_pool_lock  raw spinlock, irq-safe: the free log buffers and
+ *                    each log's count of buffers held
+ *   hwpmc_runq_lock  raw spinlock, irq-safe: the logs waiting for a
+ *                    writer of the pool, and which writer writes which
+ *                    log; never held with another of these locks
+ *   hwpmc_owners_lock raw spinlock, irq-safe: the owners by opening
+ *                    process; taken by the exit hook; never held with
+ *                    another lock
  *
  * The scheduler hooks and timers only read, under RCU, and take no lock.
  * No lock is ever taken from NMI context.  A signal is never sent with
@@ -39,6 +46,10 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/hash.h>
+#include <linux/cred.h>
+#include <linux/workqueue.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -83,6 +94,16 @@ DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
 int hwpmc_unprivileged_syspmcs;
 int hwpmc_unprivileged_proc_debug = 1;
 
+/* Limits of the logs, see hwpmc_log.c and the README's threat model. */
+int hwpmc_max_logs_per_user = 16;
+int hwpmc_log_writers = 4;
+int hwpmc_log_buffer_share = 25;	/* % of the pool, per unprivileged log */
+int hwpmc_log_buffer_reserve = 25;	/* % of the pool, privileged logs only */
+static int hwpmc_max_logs_limit = 1 << 20;
+static int hwpmc_log_writers_max = 64;
+static int hwpmc_pct_max = 100;
+static int hwpmc_reserve_max = 90;
+
 static struct ctl_table hwpmc_sysctls[] = {
 	{
 		.procname	= "unprivileged_syspmcs",
@@ -101,6 +122,42 @@ static struct ctl_table hwpmc_sysctls[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "max_logs_per_user",
+		.data		= &hwpmc_max_logs_per_user,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &hwpmc_max_logs_limit,
+	},
+	{
+		.procname	= "log_writers",
+		.data		= &hwpmc_log_writers,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_log_writers_max,
+	},
+	{
+		.procname	= "log_buffer_share",
+		.data		= &hwpmc_log_buffer_share,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_pct_max,
+	},
+	{
+		.procname	= "log_buffer_reserve",
+		.data		= &hwpmc_log_buffer_reserve,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &hwpmc_reserve_max,
 	},
 	{ }	/* sentinel, for kernels before 6.6 */
 };
@@ -154,17 +211,137 @@ static int hwpmc_check_tunables(void)
 	return 0;
 }
 
+/*
+ * Owners by opening process, so that the exit of that process shuts them
+ * down (hwpmc_owner_exit()).  A raw spinlock: the exit hook runs in
+ * tracepoint context.
+ */
+#define HWPMC_OWNER_BITS	8
+static struct hlist_head hwpmc_owners[1 << HWPMC_OWNER_BITS];
+static DEFINE_RAW_SPINLOCK(hwpmc_owners_lock);
+static atomic_t hwpmc_nowners;
+
+/* Module-wide work: owner shutdowns after their opener's exit. */
+struct workqueue_struct *hwpmc_wq;
+
+static struct hlist_head *hwpmc_owner_bucket(struct pid *pid)
+{
+	return &hwpmc_owners[hash_ptr(pid, HWPMC_OWNER_BITS)];
+}
+
+static void hwpmc_owner_put(struct hwpmc_owner *po)
+{
+	if (!refcount_dec_and_test(&po->ref))
+		return;
+	idr_destroy(&po->pmcs);
+	put_pid(po->pid);
+	put_pid_ns(po->pid_ns);
+	put_cred(po->cred);
+	kfree_rcu(po, rcu);
+}
+
+/*
+ * Release everything the owner has: its PMCs (their targets detached)
+ * and its log (flushed for a bounded time, then its file let go).  From
+ * then on the owner can get neither PMCs nor a log (ESRCH).  Idempotent:
+ * the last close and the exit of the opener may both come.
+ */
+static void hwpmc_owner_shutdown(struct hwpmc_owner *po)
+{
+	mutex_lock(&hwpmc_sx);
+	po->dead = true;
+	hwpmc_owner_release_all(po);
+	mutex_unlock(&hwpmc_sx);
+	/* Samples and records of the released PMCs are in the log: flush. */
+	hwpmc_log_owner_release(po);
+}
+
+static void hwpmc_owner_exit_fn(struct work_struct *w)
+{
+	struct hwpmc_owner *po = container_of(w, struct hwpmc_owner,
+					      exit_work);
+
+	hwpmc_owner_shutdown(po);
+	hwpmc_owner_put(po);
+}
+
+/*
+ * Exit hook (tracepoint context), for the last thread of @task's process:
+ * the owners that process opened are shut down, in process context.  An
+ * open of /dev/hwpmc that outlives its opener (inherited by a child,
+ * passed over a socket, or queued in a socket that its own log holds) is
+ * then an empty owner, and nothing it held keeps anything alive.
+ */
+void hwpmc_owner_exit(struct task_struct *task)
+{
+	struct pid *pid = task_tgid(task);
+	struct hwpmc_owner *po;
+	unsigned long flags;
+
+	if (!atomic_read(&hwpmc_nowners) || !pid)
+		return;
+	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	hlist_for_each_entry(po, hwpmc_owner_bucket(pid), onode) {
+		if (po->pid != pid)
+			continue;
+		refcount_inc(&po->ref);
+		if (!queue_work(hwpmc_wq, &po->exit_work))
+			refcount_dec(&po->ref);	/* queued already */
+	}
+	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
+}
+
+/*
+ * May an owner opened by @pid signal @task (that process) with SIGIO?  As
+ * for fcntl(F_SETOWN)'s SIGIO (sigio_perm()), the credentials are those
+ * the opener had when it opened: root, or its real or effective uid equal
+ * to the real or saved uid of the process now.  An opener that became
+ * another user since (a set-uid exec) is not signalled.  RCU held.
+ */
+bool hwpmc_owner_may_signal(struct pid *pid, struct task_struct *task)
+{
+	const struct cred *tc = __task_cred(task);
+	struct hwpmc_owner *po;
+	unsigned long flags;
+	bool ok = false;
+
+	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	hlist_for_each_entry(po, hwpmc_owner_bucket(pid), onode) {
+		const struct cred *c = po->cred;
+
+		if (po->pid != pid)
+			continue;
+		if (uid_eq(c->euid, GLOBAL_ROOT_UID) ||
+		    uid_eq(c->euid, tc->suid) || uid_eq(c->euid, tc->uid) ||
+		    uid_eq(c->uid, tc->suid) || uid_eq(c->uid, tc->uid)) {
+			ok = true;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
+	return ok;
+}
+
 static int hwpmc_open(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po;
+	unsigned long flags;
 
-	po = kzalloc(sizeof(*po), GFP_KERNEL);
+	po = kzalloc(sizeof(*po), GFP_KERNEL_ACCOUNT);
 	if (!po)
 		return -ENOMEM;
 	po->tgid = task_tgid_nr(current);
 	po->pid = get_pid(task_tgid(current));
+	po->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	po->cred = get_current_cred();
+	refcount_set(&po->ref, 1);
+	INIT_WORK(&po->exit_work, hwpmc_owner_exit_fn);
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
+	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	hlist_add_head(&po->onode, hwpmc_owner_bucket(po->pid));
+	atomic_inc(&hwpmc_nowners);
+	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
 	file->private_data = po;
 	return 0;
 }
@@ -173,15 +350,14 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 static int hwpmc_release(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po = file->private_data;
+	unsigned long flags;
 
-	mutex_lock(&hwpmc_sx);
-	hwpmc_owner_release_all(po);
-	mutex_unlock(&hwpmc_sx);
-	/* Samples and records of the released PMCs are in the log: flush. */
-	hwpmc_log_owner_release(po);
-	idr_destroy(&po->pmcs);
-	put_pid(po->pid);
-	kfree_rcu(po, rcu);
+	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	hlist_del(&po->onode);
+	atomic_dec(&hwpmc_nowners);
+	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
+	hwpmc_owner_shutdown(po);
+	hwpmc_owner_put(po);
 	return 0;
 }
 
@@ -226,9 +402,12 @@ static int __init hwpmc_init(void)
 	err = hwpmc_check_tunables();
 	if (err)
 		return err;
+	hwpmc_wq = alloc_workqueue("hwpmc", WQ_UNBOUND, 0);
+	if (!hwpmc_wq)
+		return -ENOMEM;
 	err = hwpmc_testing_init();
 	if (err)
-		return err;
+		goto out_wq;
 	err = hwpmc_x86_init();
 	if (err)
 		goto out_testing;
@@ -285,6 +464,8 @@ out_x86:
 	hwpmc_x86_fini();
 out_testing:
 	hwpmc_testing_fini();
+out_wq:
+	destroy_workqueue(hwpmc_wq);
 	return err;
 }
 
@@ -298,6 +479,8 @@ static void __exit hwpmc_exit(void)
 	unregister_sysctl_table(hwpmc_sysctl_header);
 	cpuhp_remove_state(hwpmc_cpuhp_state);
 	hwpmc_hooks_fini();
+	/* Exit works of owners already closed: they find nothing to do. */
+	destroy_workqueue(hwpmc_wq);
 	hwpmc_samples_fini();
 	/* Processes, PMCs and logs freed through RCU must be gone. */
 	rcu_barrier();

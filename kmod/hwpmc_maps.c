@@ -102,7 +102,7 @@ static void hwpmc_log_map_in(struct hwpmc_owner *po, pid_t pid,
 				    &flags) : NULL;
 	if (!r)
 		return;
-	r->pl_pid = pid;
+	r->pl_pid = hwpmc_log_pid(log, pid);
 	r->pl_start = vma->vm_start;
 	r->pl_end = vma->vm_end;
 	r->pl_pgoff = vma->vm_file ? (u64)vma->vm_pgoff << PAGE_SHIFT : 0;
@@ -122,7 +122,7 @@ static void hwpmc_log_map_out(struct hwpmc_owner *po, pid_t pid,
 				    &flags) : NULL;
 	if (!r)
 		return;
-	r->pl_pid = pid;
+	r->pl_pid = hwpmc_log_pid(log, pid);
 	r->pl_start = start;
 	r->pl_end = end;
 	hwpmc_log_commit(log, flags);
@@ -341,7 +341,7 @@ void hwpmc_maps_sysexit(struct task_struct *task)
 		r = log ? hwpmc_log_reserve(log, PMCLOG_TYPE_SYSEXIT,
 					    sizeof(*r), &flags) : NULL;
 		if (r) {
-			r->pl_pid = task_tgid_nr(task);
+			r->pl_pid = hwpmc_log_pid(log, task_tgid_nr(task));
 			hwpmc_log_commit(log, flags);
 		}
 	}

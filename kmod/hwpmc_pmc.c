@@ -79,12 +79,15 @@ void hwpmc_rows_fini(void)
 /*
  * Signal a process the way FreeBSD's hwpmc does.  SIGIO is discarded by
  * default on FreeBSD but kills by default on Linux, so SIGIO is only sent
- * to a process that has a handler for it.
+ * to a process that has a handler for it.  Whoever makes it happen (any
+ * holder of the owner's descriptor), SIGIO is sent with the credentials
+ * the opener had when it opened, under fcntl(F_SETOWN)'s rule (see
+ * hwpmc_owner_may_signal()).
  */
 void hwpmc_signal_pid(struct pid *pid, int sig)
 {
 	struct task_struct *task;
-	bool handled = true;
+	bool ok = true;
 
 	rcu_read_lock();
 	task = pid_task(pid, PIDTYPE_TGID);
@@ -93,10 +96,11 @@ void hwpmc_signal_pid(struct pid *pid, int sig)
 		__sighandler_t h = sh ? READ_ONCE(sh->action[sig - 1].sa.sa_handler)
 				      : SIG_DFL;
 
-		handled = h != SIG_DFL && h != SIG_IGN;
+		ok = h != SIG_DFL && h != SIG_IGN &&
+		     hwpmc_owner_may_signal(pid, task);
 	}
 	rcu_read_unlock();
-	if (task && handled)
+	if (task && ok)
 		kill_pid(pid, sig, 1);
 }
 
@@ -266,6 +270,8 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	int err, row, id;
 
 	lockdep_assert_held(&hwpmc_sx);
+	if (po->dead)
+		return -ESRCH;	/* its opener exited */
 	err = hwpmc_check_allocate(a, &cls);
 	if (err)
 		return err;
@@ -691,8 +697,8 @@ int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a)
 	return err;
 }
 
-static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
-			    unsigned int cpu)
+static void hwpmc_fill_info(struct hwpmc_owner *po, struct pmc_info *pi,
+			    unsigned int r, unsigned int cpu)
 {
 	const struct hwpmc_class *cls = hwpmc_class_of_row(r);
 	struct hwpmc_row *row = &hwpmc_rows[r];
@@ -705,7 +711,8 @@ static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
 	pi->pm_enabled = !test_bit(cpu, row->disabled);
 	pi->pm_rowdisp = row->disp > 0 ? PMC_DISP_THREAD :
 			 row->disp < 0 ? PMC_DISP_STANDALONE : PMC_DISP_FREE;
-	pi->pm_ownerpid = pm ? pm->po->tgid : -1;
+	/* As the caller's owner sees it: 0 if it cannot see that process. */
+	pi->pm_ownerpid = pm ? pid_nr_ns(pm->po->pid, po->pid_ns) : -1;
 	pi->pm_mode = pm ? pm->mode : PMC_MODE_INVALID;
 	pi->pm_event = pm ? pm->event : 0;
 	pi->pm_flags = pm ? pm->flags : 0;
@@ -754,7 +761,7 @@ int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a)
 	mutex_lock(&hwpmc_sx);
 	if (cpu_online(a->pm_cpu)) {
 		for (r = 0; r < n; r++)
-			hwpmc_fill_info(&info[r], r, a->pm_cpu);
+			hwpmc_fill_info(po, &info[r], r, a->pm_cpu);
 	} else {
 		err = -ENXIO;
 	}

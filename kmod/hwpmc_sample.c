@@ -192,8 +192,8 @@ static void hwpmc_sample_log(struct hwpmc_sample *s)
 	cc = hwpmc_log_reserve(log, PMCLOG_TYPE_CALLCHAIN, len, &flags);
 	if (cc) {
 		cc->pl_hdr.pl_time = s->time;
-		cc->pl_pid = s->pid;
-		cc->pl_tid = s->tid;
+		cc->pl_pid = hwpmc_log_pid(log, s->pid);
+		cc->pl_tid = hwpmc_log_pid(log, s->tid);
 		cc->pl_pmcid = s->pm->id;
 		cc->pl_cpu = s->cpu;
 		cc->pl_flags = s->flags;
