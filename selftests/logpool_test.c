@@ -472,6 +472,29 @@ TEST(unprivileged_log_holds_its_share_only)
 
 /* --- the writers and an external SIGKILL -------------------------------- */
 
+/* Writer CPU ticks over 1 s, after SIGKILL to every writer. */
+static long long kill_writers_and_measure(void)
+{
+	pid_t pids[64];
+	long long t0[64], t1, used = 0;
+	int i, n = writer_pids(pids, 64);
+
+	if (n <= 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	usleep(200000);
+	for (i = 0; i < n; i++)
+		t0[i] = cpu_ticks(pids[i]);
+	sleep(1);
+	for (i = 0; i < n; i++) {
+		t1 = cpu_ticks(pids[i]);
+		if (t0[i] >= 0 && t1 >= 0)
+			used += t1 - t0[i];
+	}
+	return used;
+}
+
 static int stall_and_flush(struct hwpmc_child *me, void *arg)
 {
 	int wfd = *(int *)arg, fd = hwpmc_open(), i;
@@ -496,10 +519,9 @@ static int stall_and_flush(struct hwpmc_child *me, void *arg)
  */
 TEST(writer_killed_from_outside_does_not_spin)
 {
-	pid_t pids[64];
-	long long t0[64], t1, used = 0;
-	int p[2], i, n, counts[PMCLOG_TYPE_MAX + 1] = { 0 };
+	int p[2], counts[PMCLOG_TYPE_MAX + 1] = { 0 };
 	struct hwpmc_child c;
+	long long used;
 	ssize_t len;
 	char *buf;
 	__u64 v;
@@ -510,19 +532,8 @@ TEST(writer_killed_from_outside_does_not_spin)
 	ASSERT_EQ(0, hwpmc_recv_u64(&c, &v));
 	ASSERT_EQ(0, hwpmc_send_u64(&c, 1));
 	usleep(300000);		/* the flush has shipped its buffer */
-	n = writer_pids(pids, 64);
-	ASSERT_LT(0, n) TH_LOG("no log writer thread");
-	for (i = 0; i < n; i++)
-		kill(pids[i], SIGKILL);
-	usleep(200000);
-	for (i = 0; i < n; i++)
-		t0[i] = cpu_ticks(pids[i]);
-	sleep(1);
-	for (i = 0; i < n; i++) {
-		t1 = cpu_ticks(pids[i]);
-		if (t0[i] >= 0 && t1 >= 0)
-			used += t1 - t0[i];
-	}
+	used = kill_writers_and_measure();
+	ASSERT_LE(0, used) TH_LOG("no log writer thread");
 	/* Clock ticks are 1/100 s: the writers used at most 10% of 1 s. */
 	EXPECT_GE(10, used) TH_LOG("the writers used %lld ticks in 1 s", used);
 	/* The log survived: reading the pipe lets the flush finish. */
@@ -533,6 +544,36 @@ TEST(writer_killed_from_outside_does_not_spin)
 	EXPECT_EQ(20000, counts[PMCLOG_TYPE_USERDATA]);
 	EXPECT_EQ(0, hwpmc_child_wait(&c));
 	close(p[0]);
+}
+
+/* The same with the writers idle: they must go back to sleep. */
+TEST(idle_writer_killed_does_not_spin)
+{
+	int fd = hwpmc_open(), logfd, counts[PMCLOG_TYPE_MAX + 1] = { 0 };
+	long long used;
+	size_t len;
+	char *buf;
+
+	ASSERT_LE(0, fd);
+	logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, logfd);
+	ASSERT_EQ(0, hwpmc_configure_log(fd, logfd));
+	ASSERT_EQ(0, writelog(fd, 1));
+	ASSERT_EQ(0, hwpmc_flushlog(fd));
+	used = kill_writers_and_measure();
+	ASSERT_LE(0, used) TH_LOG("no log writer thread");
+	EXPECT_GE(10, used) TH_LOG("the writers used %lld ticks in 1 s", used);
+	/* And they still write. */
+	EXPECT_EQ(0, writelog(fd, 2));
+	EXPECT_EQ(0, hwpmc_flushlog(fd));
+	close(fd);
+	close(logfd);
+	buf = hwpmc_slurp(LOGPATH, &len);
+	ASSERT_NE(NULL, buf);
+	hwpmc_for_each_record(buf, len, count_type, counts);
+	free(buf);
+	unlink(LOGPATH);
+	EXPECT_EQ(2, counts[PMCLOG_TYPE_USERDATA]);
 }
 
 TEST_HARNESS_MAIN

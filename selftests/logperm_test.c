@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who hwpmc speaks to, and how it names processes:
+ *  - SIGIO is sent with the credentials the opener had when it opened
+ *    /dev/hwpmc, under fcntl(F_SETOWN)'s rule: a process that became
+ *    another user since (a set-uid program) is not signalled, whoever
+ *    holds the descriptor and makes the signal happen;
+ *  - pids in log records are those of the opener's pid namespace: a
+ *    containerised owner sees its own pids, not the host's.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "hwpmc_log_util.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#define NOBODY	65534
+#define LOGPATH	"/tmp/hwpmc-logperm-test.log"
+
+static volatile sig_atomic_t got_sigio;
+
+static void on_sigio(int sig)
+{
+	got_sigio++;
+}
+
+/* A PMCRW on a PMC that has no target raises SIGIO; 0 or a step. */
+static int raise_sigio(int fd)
+{
+	__u64 v;
+	__u32 id;
+
+	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id))
+		return 1;
+	if (hwpmc_read(fd, id, &v))
+		return 2;
+	usleep(100000);
+	return 0;
+}
+
+/*
+ * Opened as uid 65534 (keeping root as saved uid), then root again, as a
+ * set-uid program does: the open's SIGIO may not reach it.  An open made
+ * as root does.
+ */
+static int sigio_child(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigio };
+	int fd, fd2;
+
+	if (sigaction(SIGIO, &sa, NULL))
+		return 10;
+	if (setresuid(NOBODY, NOBODY, 0))
+		return 11;
+	fd = hwpmc_open();
+	if (fd < 0)
+		return 12;
+	if (setresuid(0, 0, 0))
+		return 13;
+	if (raise_sigio(fd))
+		return 14;
+	if (got_sigio)
+		return 15;	/* signalled with privilege it did not have */
+	fd2 = hwpmc_open();
+	if (fd2 < 0 || raise_sigio(fd2))
+		return 16;
+	if (got_sigio != 1)
+		return 17;	/* the rule must still let the owner hear */
+	return 0;
+}
+
+TEST(sigio_needs_the_openers_credentials)
+{
+	int status;
+	pid_t child;
+
+	if (geteuid())
+		SKIP(return, "needs root to change uids");
+	fflush(stdout);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(sigio_child());
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("%s", WEXITSTATUS(status) == 15 ?
+		       "SIGIO reached a process that is now another user" :
+		       WEXITSTATUS(status) == 17 ? "no SIGIO for root's own open" :
+		       "setup failed");
+}
+
+struct seen {
+	int userdata_pid, attach_pid, fork_ppid, fork_pid, exit_pid;
+	int nfork, nexit;
+};
+
+static int seen_fn(const struct pmclog_header *h, void *arg)
+{
+	struct seen *s = arg;
+
+	switch (h->pl_type) {
+	case PMCLOG_TYPE_USERDATA:
+		s->userdata_pid = ((const struct pmclog_userdata *)h)->pl_pid;
+		break;
+	case PMCLOG_TYPE_PMCATTACH:
+		s->attach_pid = ((const struct pmclog_pmcattach *)h)->pl_pid;
+		break;
+	case PMCLOG_TYPE_PROCFORK:
+		s->fork_ppid = ((const struct pmclog_procfork *)h)->pl_ppid;
+		s->fork_pid = ((const struct pmclog_procfork *)h)->pl_pid;
+		s->nfork++;
+		break;
+	case PMCLOG_TYPE_PROCEXIT:
+		s->exit_pid = ((const struct pmclog_procexit *)h)->pl_pid;
+		s->nexit++;
+		break;
+	}
+	return 0;
+}
+
+/* Pid 1 of a new pid namespace: log about itself and a child. */
+static int pidns_init(int out)
+{
+	struct seen s = { 0 };
+	int fd, logfd, status;
+	size_t len;
+	pid_t c;
+	char *buf;
+	__u32 id;
+
+	if (getpid() != 1)
+		return 20;
+	fd = hwpmc_open();
+	logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || logfd < 0)
+		return 21;
+	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH,
+			  PMC_F_DESCENDANTS | PMC_F_LOG_PROCEXIT, &id) ||
+	    hwpmc_configure_log(fd, logfd) || hwpmc_attach(fd, id, 0) ||
+	    hwpmc_start(fd, id))
+		return 22;
+	{
+		struct pmc_op_writelog w = { .pm_userdata = 7 };
+
+		if (hwpmc_ioctl_err(fd, HWPMC_IOC_WRITELOG, &w))
+			return 23;
+	}
+	c = fork();
+	if (c < 0)
+		return 24;
+	if (!c)
+		_exit(0);
+	if (waitpid(c, &status, 0) != c)
+		return 25;
+	if (hwpmc_closelog(fd))
+		return 26;
+	buf = hwpmc_slurp(LOGPATH, &len);
+	if (!buf)
+		return 27;
+	hwpmc_for_each_record(buf, len, seen_fn, &s);
+	free(buf);
+	s.fork_pid -= c;	/* 0 if it is the child's pid here */
+	s.exit_pid -= c;
+	return hwpmc_xwrite(out, &s, sizeof(s)) ? 28 : 0;
+}
+
+TEST(record_pids_are_the_openers_namespace_pids)
+{
+	int res[2], status;
+	struct seen s;
+	pid_t child;
+
+	if (geteuid())
+		SKIP(return, "needs root for a new pid namespace");
+	ASSERT_EQ(0, pipe(res));
+	fflush(stdout);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		pid_t init;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(10);
+		init = fork();
+		if (init < 0)
+			_exit(11);
+		if (!init)
+			_exit(pidns_init(res[1]));
+		if (waitpid(init, &status, 0) != init || !WIFEXITED(status))
+			_exit(12);
+		_exit(WEXITSTATUS(status));
+	}
+	close(res[1]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d failed",
+						 WEXITSTATUS(status));
+	ASSERT_EQ(0, hwpmc_xread(res[0], &s, sizeof(s)));
+	close(res[0]);
+	unlink(LOGPATH);
+	/* The owner is pid 1 there; its child is whatever fork() said. */
+	EXPECT_EQ(1, s.userdata_pid);
+	EXPECT_EQ(1, s.attach_pid);
+	EXPECT_EQ(1, s.nfork);
+	EXPECT_EQ(1, s.fork_ppid);
+	EXPECT_EQ(0, s.fork_pid);
+	EXPECT_LE(1, s.nexit);
+	EXPECT_EQ(0, s.exit_pid);
+}
+
+TEST_HARNESS_MAIN
