@@ -27,9 +27,9 @@
  *   hwpmc_runq_lock  raw spinlock, irq-safe: the logs waiting for a
  *                    writer of the pool, and which writer writes which
  *                    log; never held with another of these locks
- *   hwpmc_owners_lock raw spinlock, irq-safe: the owners by opening
- *                    process; taken by the exit hook; never held with
- *                    another lock
+ *   hwpmc_owners_lock raw spinlock: the owners by opening process; taken
+ *                    in process context only (also by the exit hook,
+ *                    preemption off); never held with another lock
  *
  * The scheduler hooks and timers only read, under RCU, and take no lock.
  * No lock is ever taken from NMI context.  A signal is never sent with
@@ -276,11 +276,10 @@ void hwpmc_owner_exit(struct task_struct *task)
 {
 	struct pid *pid = task_tgid(task);
 	struct hwpmc_owner *po;
-	unsigned long flags;
 
 	if (!atomic_read(&hwpmc_nowners) || !pid)
 		return;
-	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	raw_spin_lock(&hwpmc_owners_lock);
 	hlist_for_each_entry(po, hwpmc_owner_bucket(pid), onode) {
 		if (po->pid != pid)
 			continue;
@@ -288,7 +287,7 @@ void hwpmc_owner_exit(struct task_struct *task)
 		if (!queue_work(hwpmc_wq, &po->exit_work))
 			refcount_dec(&po->ref);	/* queued already */
 	}
-	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
+	raw_spin_unlock(&hwpmc_owners_lock);
 }
 
 /*
@@ -302,10 +301,9 @@ bool hwpmc_owner_may_signal(struct pid *pid, struct task_struct *task)
 {
 	const struct cred *tc = __task_cred(task);
 	struct hwpmc_owner *po;
-	unsigned long flags;
 	bool ok = false;
 
-	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	raw_spin_lock(&hwpmc_owners_lock);
 	hlist_for_each_entry(po, hwpmc_owner_bucket(pid), onode) {
 		const struct cred *c = po->cred;
 
@@ -318,14 +316,13 @@ bool hwpmc_owner_may_signal(struct pid *pid, struct task_struct *task)
 			break;
 		}
 	}
-	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
+	raw_spin_unlock(&hwpmc_owners_lock);
 	return ok;
 }
 
 static int hwpmc_open(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po;
-	unsigned long flags;
 
 	po = kzalloc(sizeof(*po), GFP_KERNEL_ACCOUNT);
 	if (!po)
@@ -338,10 +335,10 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	INIT_WORK(&po->exit_work, hwpmc_owner_exit_fn);
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
-	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	raw_spin_lock(&hwpmc_owners_lock);
 	hlist_add_head(&po->onode, hwpmc_owner_bucket(po->pid));
 	atomic_inc(&hwpmc_nowners);
-	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
+	raw_spin_unlock(&hwpmc_owners_lock);
 	file->private_data = po;
 	return 0;
 }
@@ -350,12 +347,11 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 static int hwpmc_release(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po = file->private_data;
-	unsigned long flags;
 
-	raw_spin_lock_irqsave(&hwpmc_owners_lock, flags);
+	raw_spin_lock(&hwpmc_owners_lock);
 	hlist_del(&po->onode);
 	atomic_dec(&hwpmc_nowners);
-	raw_spin_unlock_irqrestore(&hwpmc_owners_lock, flags);
+	raw_spin_unlock(&hwpmc_owners_lock);
 	hwpmc_owner_shutdown(po);
 	hwpmc_owner_put(po);
 	return 0;
