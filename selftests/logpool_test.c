@@ -576,4 +576,72 @@ TEST(idle_writer_killed_does_not_spin)
 	EXPECT_EQ(2, counts[PMCLOG_TYPE_USERDATA]);
 }
 
+/* --- a stalled log cannot keep the writers from the others ------------- */
+
+#define NSTALLED	8
+
+static void *flush_thread(void *arg)
+{
+	hwpmc_flushlog(*(int *)arg);	/* blocks: nobody reads the pipe */
+	return NULL;
+}
+
+/*
+ * As nobody: NSTALLED logs (more than there are writers) whose pipes
+ * nobody reads, each with a FLUSHLOG waiting; then a log on a file must
+ * still be written promptly.  Returns 0 or a step; *ms the flush's time.
+ */
+static int stalled_then_file(struct hwpmc_child *me, void *arg)
+{
+	static int fds[NSTALLED], pipes[NSTALLED][2];
+	pthread_t thr[NSTALLED];
+	int i, j, fd, logfd;
+	__u64 t0, ms;
+
+	if (become(NOBODY))
+		return 10;
+	for (i = 0; i < NSTALLED; i++) {
+		fds[i] = hwpmc_open();
+		if (fds[i] < 0 || pipe(pipes[i]) ||
+		    hwpmc_configure_log(fds[i], pipes[i][1]))
+			return 11;
+		/* 96 KB: more than the pipe holds. */
+		for (j = 0; j < 4000; j++)
+			if (writelog(fds[i], j))
+				return 12;
+		if (pthread_create(&thr[i], NULL, flush_thread, &fds[i]))
+			return 13;
+	}
+	usleep(500000);		/* every writer is blocked by now */
+	fd = hwpmc_open();
+	logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || logfd < 0 || hwpmc_configure_log(fd, logfd))
+		return 14;
+	t0 = hwpmc_clock_ns(CLOCK_MONOTONIC);
+	if (writelog(fd, 1) || hwpmc_flushlog(fd))
+		return 15;
+	ms = (hwpmc_clock_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	if (hwpmc_send_u64(me, ms))
+		return 16;
+	/* The stalled flushes never return: exit with them blocked. */
+	_exit(0);
+}
+
+TEST(stalled_logs_do_not_starve_the_others)
+{
+	long writers = hwpmc_sysctl_get(SYSCTL("log_writers"));
+	struct hwpmc_child c;
+	__u64 ms = ~0ull;
+
+	ASSERT_LT(0, writers) TH_LOG("no kernel.hwpmc.log_writers");
+	ASSERT_GT(NSTALLED, writers) TH_LOG("more writers than stalled logs");
+	ASSERT_EQ(0, hwpmc_child_start(&c, stalled_then_file, NULL));
+	EXPECT_EQ(0, hwpmc_recv_u64(&c, &ms));
+	TH_LOG("the file log was written in %llu ms", (unsigned long long)ms);
+	/* A slice is 100 ms; the guest is slow: 5 s is "not starved". */
+	EXPECT_GT(5000, ms);
+	EXPECT_EQ(0, hwpmc_child_wait(&c));
+	unlink(LOGPATH);
+}
+
 TEST_HARNESS_MAIN
