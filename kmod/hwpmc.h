@@ -151,7 +151,15 @@ struct hwpmc_log;
 struct hwpmc_owner {
 	pid_t tgid;			/* the opening process */
 	struct pid *pid;		/* for signals */
-	struct idr pmcs;		/* pmcid -> PMC, under hwpmc_sx */
+	/*
+	 * The owner's own operations (PMCs, targets) serialize on it; it
+	 * may be held across waits the caller controls (a target's
+	 * exec_update_lock, its mmap lock), which then block this owner
+	 * only.  Taken killably, before hwpmc_sx.
+	 */
+	struct mutex lock;
+	/* pmcid -> PMC: changed under lock and hwpmc_sx, read under either */
+	struct idr pmcs;
 	unsigned int npmcs;
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
@@ -159,6 +167,9 @@ struct hwpmc_owner {
 	atomic64_t ring_drops;		/* samples lost to full rings */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
+
+/* The owner's operations hold po->lock (hwpmc_ioctl.c). */
+#define hwpmc_owner_assert_held(po)	lockdep_assert_held(&(po)->lock)
 
 /* pm->pflags */
 #define HWPMC_PF_ATTACHED_ONCE	0x1	/* has had a target */
@@ -229,7 +240,7 @@ struct hwpmc_target {
 };
 
 /* hwpmc_proc.c: targets and the process hash. */
-extern spinlock_t hwpmc_proc_lock;
+extern raw_spinlock_t hwpmc_proc_lock;
 int hwpmc_proc_init(void);
 void hwpmc_proc_fini(void);
 struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig);

@@ -5,20 +5,30 @@
  * Lock order (outermost first):
  *   po->log_lock     mutex: one owner's log operations (CONFIGURELOG,
  *                    FLUSHLOG, CLOSELOG, WRITELOG), which may wait for the
- *                    log writer and so never hold hwpmc_sx while waiting
- *   hwpmc_sx         mutex: configuration; held by every ioctl that looks
- *                    at or changes owners, PMCs, rows or targets
- *   exec_update_lock rw_semaphore of the target's signal_struct, read:
- *                    PMCATTACH checks permission and links under it, so
- *                    that the target cannot exec a set-id program in
- *                    between; exec holds it for writing but never takes
- *                    hwpmc_sx.  The descendant walk only tries it under
- *                    RCU, and waits for one with no other lock but
- *                    hwpmc_sx.  Never two of them at a time.
+ *                    log writer and so never hold hwpmc_sx while waiting;
+ *                    never held with po->lock
+ *   po->lock         mutex: one owner's PMC operations (hwpmc_ioctl.c),
+ *                    taken killably; may be held across waits the caller
+ *                    controls, which then block that owner only
+ *   exec_update_lock rw_semaphore of the target's signal_struct, read,
+ *                    killable: PMCATTACH checks permission and links under
+ *                    it (with po->lock, never with hwpmc_sx), so that the
+ *                    target cannot exec a set-id program in between; exec
+ *                    holds it for writing but never takes hwpmc_sx.  One
+ *                    at a time; the LSM check (a procfs lookup) takes it
+ *                    itself, so it runs before, not under it.
+ *   mmap_lock        of a target, read, killable: MAP_IN records, with
+ *                    po->lock at most (never hwpmc_sx, but for
+ *                    CONFIGURELOG's records of existing targets)
+ *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
+ *                    that change rows, PMCs' states or the owner's PMC
+ *                    list, and never across a wait a user controls
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings
- *   hwpmc_proc_lock  spinlock: the process hash and target lists; also
- *                    taken by the fork and exit hooks (tracepoint context)
+ *   hwpmc_proc_lock  raw spinlock: the process hash and target lists;
+ *                    also taken by the fork and exit hooks (tracepoint
+ *                    context, so raw for PREEMPT_RT); nothing is allocated
+ *                    or freed under it
  *   log->lock        raw spinlock, irq-safe: one log's buffers; taken in
  *                    any context but NMI, including under the runqueue
  *                    lock (PROCCSW records from sched_switch)
@@ -158,11 +168,12 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po;
 
-	po = kzalloc(sizeof(*po), GFP_KERNEL);
+	po = kzalloc(sizeof(*po), GFP_KERNEL_ACCOUNT);
 	if (!po)
 		return -ENOMEM;
 	po->tgid = task_tgid_nr(current);
 	po->pid = get_pid(task_tgid(current));
+	mutex_init(&po->lock);
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
 	file->private_data = po;
@@ -174,9 +185,12 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po = file->private_data;
 
+	/* No ioctl runs on a file being released: po->lock is free. */
+	mutex_lock(&po->lock);
 	mutex_lock(&hwpmc_sx);
 	hwpmc_owner_release_all(po);
 	mutex_unlock(&hwpmc_sx);
+	mutex_unlock(&po->lock);
 	/* Samples and records of the released PMCs are in the log: flush. */
 	hwpmc_log_owner_release(po);
 	idr_destroy(&po->pmcs);

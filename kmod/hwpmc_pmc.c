@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hwpmc: PMC objects, rows and their dispositions, and the handlers of the
- * operations on PMCs.  Everything here runs in process context with
- * hwpmc_sx held (the ioctl dispatcher takes it), but for GETPMCINFO, which
- * takes it itself.
+ * operations on PMCs.  Everything here runs in process context with the
+ * owner's lock held, and with hwpmc_sx too unless the handler says it
+ * takes hwpmc_sx itself (see hwpmc_ioctl.c): those wait for things a user
+ * controls (a target's exec_update_lock or mmap lock) without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -181,7 +182,7 @@ static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
 {
 	struct hwpmc_pmc *pm;
 
-	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_owner_assert_held(po);
 	if (!po->npmcs) {
 		*err = -ESRCH;
 		return NULL;
@@ -266,13 +267,14 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	int err, row, id;
 
 	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_owner_assert_held(po);
 	err = hwpmc_check_allocate(a, &cls);
 	if (err)
 		return err;
 	row = hwpmc_pick_row(cls, a, po);
 	if (row < 0)
 		return row;
-	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+	pm = kzalloc(sizeof(*pm), GFP_KERNEL_ACCOUNT);
 	if (!pm)
 		return -ENOMEM;
 	pm->po = po;
@@ -293,7 +295,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	else
 		atomic64_set(&pm->value, a->pm_count);
 
-	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL);
+	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL_ACCOUNT);
 	if (id < 0) {
 		kfree(pm);
 		return id;
@@ -335,17 +337,18 @@ static void hwpmc_log_existing_targets(struct hwpmc_pmc *pm)
 	struct pid **pids;
 	unsigned int i, n = 0, max;
 
-	spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock(&hwpmc_proc_lock);
 	max = pm->ntargets;
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	pids = kcalloc(max, sizeof(*pids), GFP_KERNEL);
 	if (!pids)
 		return;
-	spin_lock(&hwpmc_proc_lock);
+	/* Targets linked meanwhile (PMCATTACH of another thread) are left. */
+	raw_spin_lock(&hwpmc_proc_lock);
 	list_for_each_entry(pt, &pm->targets, pm_node)
 		if (n < max)
 			pids[n++] = get_pid(pt->pp->pid);
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	for (i = 0; i < n; i++) {
 		struct task_struct *task = get_pid_task(pids[i], PIDTYPE_TGID);
 
@@ -442,6 +445,18 @@ int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	return err;
 }
 
+/* May @pm start now?  hwpmc_sx held. */
+static int hwpmc_start_check(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
+		return -ENXIO;
+	/* No log file configured, or it is being closed. */
+	if (hwpmc_needs_log(pm) && !hwpmc_log_usable(po))
+		return -HWPMC_EDOOFUS;
+	return 0;
+}
+
 /* A task reference to the owner process, or NULL if it is gone. */
 static struct task_struct *hwpmc_owner_task(struct hwpmc_owner *po)
 {
@@ -475,6 +490,12 @@ static void hwpmc_log_attach(struct hwpmc_pmc *pm, struct task_struct *task)
 	hwpmc_maps_log_task(pm->po, task);
 }
 
+/*
+ * PMCSTART runs with the owner's lock only and takes hwpmc_sx itself: a
+ * PMC never attached attaches first, which may wait for its owner's
+ * exec_update_lock and mmap lock, and a system sampler's MAP_IN records
+ * take every process's mmap lock.
+ */
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
 	struct hwpmc_pmc *pm;
@@ -483,11 +504,13 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (!pm)
 		return err;
-	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
-		return -ENXIO;
-	/* No log file configured, or it is being closed. */
-	if (hwpmc_needs_log(pm) && !hwpmc_log_usable(po))
-		return -HWPMC_EDOOFUS;
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (err)
+		return err;
+	err = hwpmc_start_check(po, pm);
+	mutex_unlock(&hwpmc_sx);
+	if (err)
+		return err;
 	if (!hwpmc_is_system(pm) && !pm->ntargets) {
 		struct task_struct *task;
 
@@ -514,15 +537,23 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		if (err)
 			return err;
 	}
-	if (pm->state == PMC_STATE_RUNNING)
-		return 0;
-	/* The class may have published RUNNING already (see its ops). */
-	pm->cls->ops->start(pm);
-	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (err)
+		return err;
+	/* The log may have gone or the CPU offline while attaching. */
+	err = hwpmc_start_check(po, pm);
+	if (!err && pm->state != PMC_STATE_RUNNING) {
+		/* The class may have published RUNNING already (its ops). */
+		pm->cls->ops->start(pm);
+		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	} else {
+		a = NULL;	/* running already, or failed: no MAP_IN */
+	}
+	mutex_unlock(&hwpmc_sx);
 	/* System sampling can hit any process: log all their mappings. */
-	if (pm->mode == PMC_MODE_SS)
+	if (a && pm->mode == PMC_MODE_SS)
 		hwpmc_maps_log_all(po);
-	return 0;
+	return err;
 }
 
 int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
@@ -539,6 +570,10 @@ int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	return 0;
 }
 
+/*
+ * PMCRW runs with the owner's lock only (no hwpmc_sx): a PMC's value is
+ * the owner's, and the class's read and write need no global lock.
+ */
 int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 {
 	struct hwpmc_pmc *pm;
@@ -559,7 +594,7 @@ int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 			return -EOPNOTSUPP;
 	}
 	/* hwpmc(4) Signals: a process PMC without targets raises SIGIO. */
-	if (!hwpmc_is_system(pm) && !pm->ntargets)
+	if (!hwpmc_is_system(pm) && !READ_ONCE(pm->ntargets))
 		hwpmc_signal_pid(po->pid, SIGIO);
 	old = pm->cls->ops->read(pm);
 	if (a->pm_flags & PMC_F_NEWVALUE)
@@ -609,6 +644,10 @@ static int hwpmc_target_task(s32 pid, struct task_struct **taskp)
 	return *taskp ? 0 : -ESRCH;
 }
 
+/*
+ * PMCATTACH runs with the owner's lock only: it waits for the target's
+ * exec_update_lock and mmap lock (killably), which its owner controls.
+ */
 int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 {
 	struct task_struct *task;
@@ -705,7 +744,8 @@ static void hwpmc_fill_info(struct pmc_info *pi, unsigned int r,
 	pi->pm_enabled = !test_bit(cpu, row->disabled);
 	pi->pm_rowdisp = row->disp > 0 ? PMC_DISP_THREAD :
 			 row->disp < 0 ? PMC_DISP_STANDALONE : PMC_DISP_FREE;
-	pi->pm_ownerpid = pm ? pm->po->tgid : -1;
+	/* In the caller's pid namespace: 0 if the owner is not in it. */
+	pi->pm_ownerpid = pm ? pid_vnr(pm->po->pid) : -1;
 	pi->pm_mode = pm ? pm->mode : PMC_MODE_INVALID;
 	pi->pm_event = pm ? pm->event : 0;
 	pi->pm_flags = pm ? pm->flags : 0;
