@@ -35,6 +35,10 @@ extern int hwpmc_nsamples;
 /* Sysctls kernel.hwpmc.* (security.bsd.* on FreeBSD). */
 extern int hwpmc_unprivileged_syspmcs;
 extern int hwpmc_unprivileged_proc_debug;
+/* Per-user limits (kernel.hwpmc.max_*_per_user); CAP_PERFMON is exempt. */
+extern int hwpmc_max_owners_per_user;
+extern int hwpmc_max_pmcs_per_user;
+#define HWPMC_LIMIT_CEILING	(1 << 20)
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -146,11 +150,13 @@ struct hwpmc_stats {
 extern struct hwpmc_stats hwpmc_stats;
 
 struct hwpmc_log;
+struct hwpmc_user;
 
 /* One open of /dev/hwpmc: an owner. */
 struct hwpmc_owner {
 	pid_t tgid;			/* the opening process */
 	struct pid *pid;		/* for signals */
+	struct hwpmc_user *user;	/* its real uid's counts (limits) */
 	/*
 	 * The owner's own operations (PMCs, targets) serialize on it; it
 	 * may be held across waits the caller controls (a target's
@@ -269,6 +275,8 @@ void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next);
 int hwpmc_rows_init(void);
 void hwpmc_rows_fini(void);
 void hwpmc_owner_release_all(struct hwpmc_owner *po);
+int hwpmc_owner_charge(struct hwpmc_owner *po);
+void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a);

@@ -92,6 +92,7 @@ DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
 /* security.bsd.* on FreeBSD; kernel.hwpmc.* here.  Defaults as hwpmc(4). */
 int hwpmc_unprivileged_syspmcs;
 int hwpmc_unprivileged_proc_debug = 1;
+static int hwpmc_limit_ceiling = HWPMC_LIMIT_CEILING;
 
 static struct ctl_table hwpmc_sysctls[] = {
 	{
@@ -111,6 +112,24 @@ static struct ctl_table hwpmc_sysctls[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "max_owners_per_user",
+		.data		= &hwpmc_max_owners_per_user,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_limit_ceiling,
+	},
+	{
+		.procname	= "max_pmcs_per_user",
+		.data		= &hwpmc_max_pmcs_per_user,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_limit_ceiling,
 	},
 	{ }	/* sentinel, for kernels before 6.6 */
 };
@@ -167,6 +186,7 @@ static int hwpmc_check_tunables(void)
 static int hwpmc_open(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po;
+	int err;
 
 	po = kzalloc(sizeof(*po), GFP_KERNEL_ACCOUNT);
 	if (!po)
@@ -176,6 +196,12 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	mutex_init(&po->lock);
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
+	err = hwpmc_owner_charge(po);
+	if (err) {
+		put_pid(po->pid);
+		kfree(po);
+		return err;
+	}
 	file->private_data = po;
 	return 0;
 }
@@ -193,6 +219,7 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	mutex_unlock(&po->lock);
 	/* Samples and records of the released PMCs are in the log: flush. */
 	hwpmc_log_owner_release(po);
+	hwpmc_owner_uncharge(po);
 	idr_destroy(&po->pmcs);
 	put_pid(po->pid);
 	kfree_rcu(po, rcu);

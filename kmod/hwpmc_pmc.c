@@ -19,6 +19,8 @@
 
 #include <linux/file.h>
 #include <linux/sched/mm.h>
+#include <linux/hash.h>
+#include <linux/cred.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -177,6 +179,100 @@ static void hwpmc_row_unclaim(struct hwpmc_pmc *pm)
 		row->sys[pm->cpu] = NULL;
 }
 
+/*
+ * Per-user limits.  Owners (opens of /dev/hwpmc) and PMCs are counted per
+ * real uid of the process that opened /dev/hwpmc, in a small hash of the
+ * uids that have an owner; a caller with CAP_PERFMON is counted but not
+ * limited.  Beyond kernel.hwpmc.max_owners_per_user an open fails with
+ * EMFILE, beyond kernel.hwpmc.max_pmcs_per_user PMCALLOCATE with ENOSPC
+ * (inotify's errnos for its per-user instances and watches).
+ */
+int hwpmc_max_owners_per_user = 256;
+int hwpmc_max_pmcs_per_user = 4096;
+
+struct hwpmc_user {
+	struct hlist_node node;
+	kuid_t uid;
+	int owners;			/* hwpmc_users_lock */
+	atomic_t pmcs;
+};
+
+#define HWPMC_USERS_BITS	6
+static struct hlist_head hwpmc_users[1 << HWPMC_USERS_BITS];
+static DEFINE_SPINLOCK(hwpmc_users_lock);
+
+static struct hlist_head *hwpmc_user_bucket(kuid_t uid)
+{
+	return &hwpmc_users[hash_32(__kuid_val(uid), HWPMC_USERS_BITS)];
+}
+
+/* At open: count the new owner against its real uid, or EMFILE. */
+int hwpmc_owner_charge(struct hwpmc_owner *po)
+{
+	struct hwpmc_user *u, *fresh;
+	kuid_t uid = current_uid();
+	bool exempt = hwpmc_priv_system();
+	int err = 0;
+
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	spin_lock(&hwpmc_users_lock);
+	hlist_for_each_entry(u, hwpmc_user_bucket(uid), node)
+		if (uid_eq(u->uid, uid))
+			break;
+	if (!u) {
+		u = fresh;
+		fresh = NULL;
+		u->uid = uid;
+		hlist_add_head(&u->node, hwpmc_user_bucket(uid));
+	}
+	if (!exempt && u->owners >= READ_ONCE(hwpmc_max_owners_per_user)) {
+		err = -EMFILE;
+		if (!u->owners) {	/* the limit is at least 1: never */
+			hlist_del(&u->node);
+			fresh = u;
+		}
+	} else {
+		u->owners++;
+		po->user = u;
+	}
+	spin_unlock(&hwpmc_users_lock);
+	kfree(fresh);
+	return err;
+}
+
+/* At the last close, after every PMC of @po is gone. */
+void hwpmc_owner_uncharge(struct hwpmc_owner *po)
+{
+	struct hwpmc_user *u = po->user, *gone = NULL;
+
+	if (!u)
+		return;
+	spin_lock(&hwpmc_users_lock);
+	if (!--u->owners) {
+		WARN_ON_ONCE(atomic_read(&u->pmcs));
+		hlist_del(&u->node);
+		gone = u;
+	}
+	spin_unlock(&hwpmc_users_lock);
+	kfree(gone);
+	po->user = NULL;
+}
+
+/* One more PMC for @po's user, or ENOSPC. */
+static int hwpmc_pmc_charge(struct hwpmc_owner *po)
+{
+	struct hwpmc_user *u = po->user;
+
+	if (atomic_inc_return(&u->pmcs) > READ_ONCE(hwpmc_max_pmcs_per_user) &&
+	    !hwpmc_priv_system()) {
+		atomic_dec(&u->pmcs);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /* Look a PMC up by handle: ESRCH if the owner has none, EINVAL if bad. */
 static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
 {
@@ -274,9 +370,14 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	row = hwpmc_pick_row(cls, a, po);
 	if (row < 0)
 		return row;
+	err = hwpmc_pmc_charge(po);
+	if (err)
+		return err;
 	pm = kzalloc(sizeof(*pm), GFP_KERNEL_ACCOUNT);
-	if (!pm)
+	if (!pm) {
+		atomic_dec(&po->user->pmcs);
 		return -ENOMEM;
+	}
 	pm->po = po;
 	pm->cls = cls;
 	pm->row = row;
@@ -297,6 +398,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 
 	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL_ACCOUNT);
 	if (id < 0) {
+		atomic_dec(&po->user->pmcs);
 		kfree(pm);
 		return id;
 	}
@@ -316,6 +418,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 		 * only after the readers that may have seen it are gone.
 		 */
 		kfree_rcu(pm, rcu);
+		atomic_dec(&po->user->pmcs);
 		return err;
 	}
 	if (pm->mode == PMC_MODE_SS)
@@ -419,6 +522,7 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	hwpmc_row_unclaim(pm);
 	idr_remove(&po->pmcs, pm->id);
 	po->npmcs--;
+	atomic_dec(&po->user->pmcs);
 	/* Hooks may still be looking at it until a grace period passes. */
 	kfree_rcu(pm, rcu);
 }

@@ -22,6 +22,7 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/percpu.h>
+#include <linux/workqueue.h>
 #include <linux/mount.h>
 #include <linux/file.h>
 #include <linux/proc_fs.h>
@@ -52,6 +53,8 @@ const char *hwpmc_exec_path(struct linux_binprm *bprm)
 
 static int hwpmc_procfs_mount(void);
 static void hwpmc_procfs_unmount(void);
+static void hwpmc_reserve_fill(struct work_struct *work);
+static void hwpmc_reserve_free(void);
 
 int hwpmc_proc_init(void)
 {
@@ -73,12 +76,14 @@ int hwpmc_proc_init(void)
 	}
 	for (i = 0; i < n; i++)
 		INIT_HLIST_HEAD(&hwpmc_proc_hash[i]);
+	hwpmc_reserve_fill(NULL);
 	return 0;
 }
 
 /* Every PMC was released before this: the hash is empty. */
 void hwpmc_proc_fini(void)
 {
+	hwpmc_reserve_free();
 	hwpmc_procfs_unmount();
 	kvfree(hwpmc_proc_hash);
 	hwpmc_proc_hash = NULL;
@@ -200,20 +205,93 @@ uncount:
 	return -ESRCH;
 }
 
-/* Link with atomic allocations (hooks, RCU sections); lock held. */
-static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task,
-			     bool priv)
-{
-	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_ATOMIC);
-	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_ATOMIC);
-	int err = -ENOMEM;
+/*
+ * The fork hook links a new process to the PMCs it inherits in tracepoint
+ * context (preemption off, hwpmc_proc_lock held), where PREEMPT_RT allows
+ * no allocation at all.  It takes its objects from a reserve, filled in
+ * process context at load and refilled by a work item when it runs low.
+ * An empty reserve fails the link (counted in GETDRIVERSTATS'
+ * pm_alloc_failed): a fork storm may outrun the refill, as GFP_ATOMIC
+ * could fail before.
+ */
+#define HWPMC_RESERVE		128
+static struct hwpmc_process *hwpmc_pp_reserve[HWPMC_RESERVE];
+static struct hwpmc_target *hwpmc_pt_reserve[HWPMC_RESERVE];
+static unsigned int hwpmc_npp, hwpmc_npt;	/* hwpmc_proc_lock */
 
-	if (pp && pt)
-		err = hwpmc_link(pm, task, priv, &pp, &pt);
-	else
+static void hwpmc_reserve_fill(struct work_struct *work)
+{
+	for (;;) {
+		struct hwpmc_process *pp = NULL;
+		struct hwpmc_target *pt = NULL;
+		bool need_pp, need_pt, failed;
+
+		raw_spin_lock(&hwpmc_proc_lock);
+		need_pp = hwpmc_npp < HWPMC_RESERVE;
+		need_pt = hwpmc_npt < HWPMC_RESERVE;
+		raw_spin_unlock(&hwpmc_proc_lock);
+		if (!need_pp && !need_pt)
+			return;
+		if (need_pp)
+			pp = kzalloc(sizeof(*pp), GFP_KERNEL);
+		if (need_pt)
+			pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+		failed = (need_pp && !pp) || (need_pt && !pt);
+		raw_spin_lock(&hwpmc_proc_lock);
+		if (pp && hwpmc_npp < HWPMC_RESERVE) {
+			hwpmc_pp_reserve[hwpmc_npp++] = pp;
+			pp = NULL;
+		}
+		if (pt && hwpmc_npt < HWPMC_RESERVE) {
+			hwpmc_pt_reserve[hwpmc_npt++] = pt;
+			pt = NULL;
+		}
+		raw_spin_unlock(&hwpmc_proc_lock);
+		kfree(pp);
+		kfree(pt);
+		if (failed)
+			return;		/* out of memory: again at the next use */
+	}
+}
+
+static DECLARE_WORK(hwpmc_reserve_work, hwpmc_reserve_fill);
+
+static void hwpmc_reserve_free(void)
+{
+	cancel_work_sync(&hwpmc_reserve_work);
+	while (hwpmc_npp)
+		kfree(hwpmc_pp_reserve[--hwpmc_npp]);
+	while (hwpmc_npt)
+		kfree(hwpmc_pt_reserve[--hwpmc_npt]);
+}
+
+/*
+ * Link with objects of the reserve (hooks): no allocation.  Lock held;
+ * any context but NMI.
+ */
+static int hwpmc_link_reserved(struct hwpmc_pmc *pm, struct task_struct *task,
+			       bool priv)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+	int err;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	if (!hwpmc_npp || !hwpmc_npt) {
 		atomic64_inc(&hwpmc_stats.alloc_failed);
-	kfree(pp);
-	kfree(pt);
+		schedule_work(&hwpmc_reserve_work);
+		return -ENOMEM;
+	}
+	pp = hwpmc_pp_reserve[--hwpmc_npp];
+	pt = hwpmc_pt_reserve[--hwpmc_npt];
+	err = hwpmc_link(pm, task, priv, &pp, &pt);
+	/* What the link did not use goes back. */
+	if (pp)
+		hwpmc_pp_reserve[hwpmc_npp++] = pp;
+	if (pt)
+		hwpmc_pt_reserve[hwpmc_npt++] = pt;
+	if (hwpmc_npp < HWPMC_RESERVE / 2 || hwpmc_npt < HWPMC_RESERVE / 2)
+		schedule_work(&hwpmc_reserve_work);
 	return err;
 }
 
@@ -797,7 +875,7 @@ unsigned int hwpmc_proc_fork(struct task_struct *parent,
 			if (!(pt->pm->flags & PMC_F_DESCENDANTS) ||
 			    READ_ONCE(pt->pm->state) == PMC_STATE_DELETED)
 				continue;
-			hwpmc_link_atomic(pt->pm, child, pt->priv);
+			hwpmc_link_reserved(pt->pm, child, pt->priv);
 		}
 		cpp = hwpmc_proc_find(child->signal);
 		if (cpp)
