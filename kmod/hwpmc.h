@@ -42,6 +42,10 @@ extern int hwpmc_max_logs_per_user;
 extern int hwpmc_log_writers;
 extern int hwpmc_log_buffer_share;
 extern int hwpmc_log_buffer_reserve;
+/* Per-user limits (kernel.hwpmc.max_*_per_user); CAP_PERFMON is exempt. */
+extern int hwpmc_max_owners_per_user;
+extern int hwpmc_max_pmcs_per_user;
+#define HWPMC_LIMIT_CEILING	(1 << 20)
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -155,6 +159,7 @@ extern struct hwpmc_stats hwpmc_stats;
 struct hwpmc_log;
 struct pid_namespace;
 struct cred;
+struct hwpmc_user;
 
 /*
  * One open of /dev/hwpmc: an owner.  It lives as long as its file, but is
@@ -170,8 +175,17 @@ struct hwpmc_owner {
 	refcount_t ref;			/* the file, a pending exit work */
 	struct hlist_node onode;	/* hwpmc_owners, by pid */
 	struct work_struct exit_work;	/* shutdown after the opener exits */
-	bool dead;			/* shut down; hwpmc_sx */
-	struct idr pmcs;		/* pmcid -> PMC, under hwpmc_sx */
+	bool dead;			/* shut down; lock and hwpmc_sx */
+	struct hwpmc_user *user;	/* its real uid's counts (limits) */
+	/*
+	 * The owner's own operations (PMCs, targets) serialize on it; it
+	 * may be held across waits the caller controls (a target's
+	 * exec_update_lock, its mmap lock), which then block this owner
+	 * only.  Taken killably, before hwpmc_sx.
+	 */
+	struct mutex lock;
+	/* pmcid -> PMC: changed under lock and hwpmc_sx, read under either */
+	struct idr pmcs;
 	unsigned int npmcs;
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
@@ -179,6 +193,9 @@ struct hwpmc_owner {
 	atomic64_t ring_drops;		/* samples lost to full rings */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
+
+/* The owner's operations hold po->lock (hwpmc_ioctl.c). */
+#define hwpmc_owner_assert_held(po)	lockdep_assert_held(&(po)->lock)
 
 /* pm->pflags */
 #define HWPMC_PF_ATTACHED_ONCE	0x1	/* has had a target */
@@ -249,7 +266,7 @@ struct hwpmc_target {
 };
 
 /* hwpmc_proc.c: targets and the process hash. */
-extern spinlock_t hwpmc_proc_lock;
+extern raw_spinlock_t hwpmc_proc_lock;
 int hwpmc_proc_init(void);
 void hwpmc_proc_fini(void);
 struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig);
@@ -278,6 +295,8 @@ void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next);
 int hwpmc_rows_init(void);
 void hwpmc_rows_fini(void);
 void hwpmc_owner_release_all(struct hwpmc_owner *po);
+int hwpmc_owner_charge(struct hwpmc_owner *po);
+void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a);

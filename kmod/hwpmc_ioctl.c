@@ -108,38 +108,78 @@ static int hwpmc_op_getdyneventinfo(struct hwpmc_owner *po,
 /* Handlers take the copied-in argument. */
 typedef int (*hwpmc_op_fn)(struct hwpmc_owner *po, void *arg);
 
+/*
+ * What the dispatcher holds around a handler.  HWPMC_LK_OWNER: the
+ * owner's lock, for handlers that take hwpmc_sx themselves (or not at all)
+ * because they wait for something a user controls; HWPMC_LK_ALL: the
+ * owner's lock and hwpmc_sx.  The log operations lock themselves.  Every
+ * lock is taken killably.
+ */
+enum hwpmc_op_lock {
+	HWPMC_LK_NONE,
+	HWPMC_LK_OWNER,
+	HWPMC_LK_ALL,
+};
+
 struct hwpmc_op_desc {
 	unsigned int cmd;
 	hwpmc_op_fn fn;
-	bool locked;			/* runs under hwpmc_sx (log ops lock themselves) */
+	enum hwpmc_op_lock lock;
 };
 
 #define HWPMC_OP(op, handler, lock) \
-	[PMC_OP_##op] = { HWPMC_IOC_##op, (hwpmc_op_fn)(handler), lock }
+	[PMC_OP_##op] = { HWPMC_IOC_##op, (hwpmc_op_fn)(handler), HWPMC_LK_##lock }
 
 static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
-	HWPMC_OP(CONFIGURELOG, hwpmc_op_configurelog, false),
-	HWPMC_OP(FLUSHLOG, hwpmc_op_flushlog, false),
-	HWPMC_OP(GETCPUINFO, hwpmc_op_getcpuinfo, false),
-	HWPMC_OP(GETDRIVERSTATS, hwpmc_op_getdriverstats, false),
-	HWPMC_OP(GETMODULEVERSION, hwpmc_op_getmoduleversion, false),
+	HWPMC_OP(CONFIGURELOG, hwpmc_op_configurelog, NONE),
+	HWPMC_OP(FLUSHLOG, hwpmc_op_flushlog, NONE),
+	HWPMC_OP(GETCPUINFO, hwpmc_op_getcpuinfo, NONE),
+	HWPMC_OP(GETDRIVERSTATS, hwpmc_op_getdriverstats, NONE),
+	HWPMC_OP(GETMODULEVERSION, hwpmc_op_getmoduleversion, NONE),
 	/* Takes hwpmc_sx itself, but not while it copies out. */
-	HWPMC_OP(GETPMCINFO, hwpmc_op_getpmcinfo, false),
-	HWPMC_OP(PMCADMIN, hwpmc_op_pmcadmin, true),
-	HWPMC_OP(PMCALLOCATE, hwpmc_op_pmcallocate, true),
-	HWPMC_OP(PMCATTACH, hwpmc_op_pmcattach, true),
-	HWPMC_OP(PMCDETACH, hwpmc_op_pmcdetach, true),
-	HWPMC_OP(PMCGETMSR, hwpmc_op_getmsr, true),
-	HWPMC_OP(PMCRELEASE, hwpmc_op_pmcrelease, true),
-	HWPMC_OP(PMCRW, hwpmc_op_pmcrw, true),
-	HWPMC_OP(PMCSETCOUNT, hwpmc_op_pmcsetcount, true),
-	HWPMC_OP(PMCSTART, hwpmc_op_pmcstart, true),
-	HWPMC_OP(PMCSTOP, hwpmc_op_pmcstop, true),
-	HWPMC_OP(WRITELOG, hwpmc_op_writelog, false),
-	HWPMC_OP(CLOSELOG, hwpmc_op_closelog, false),
-	HWPMC_OP(GETDYNEVENTINFO, hwpmc_op_getdyneventinfo, false),
-	HWPMC_OP(GETCAPS, hwpmc_op_getcaps, true),
+	HWPMC_OP(GETPMCINFO, hwpmc_op_getpmcinfo, NONE),
+	HWPMC_OP(PMCADMIN, hwpmc_op_pmcadmin, ALL),
+	HWPMC_OP(PMCALLOCATE, hwpmc_op_pmcallocate, ALL),
+	/* Waits for the target's exec_update_lock and mmap lock. */
+	HWPMC_OP(PMCATTACH, hwpmc_op_pmcattach, OWNER),
+	HWPMC_OP(PMCDETACH, hwpmc_op_pmcdetach, ALL),
+	HWPMC_OP(PMCGETMSR, hwpmc_op_getmsr, ALL),
+	HWPMC_OP(PMCRELEASE, hwpmc_op_pmcrelease, ALL),
+	/* The owner's PMC, read or written: no global lock. */
+	HWPMC_OP(PMCRW, hwpmc_op_pmcrw, OWNER),
+	HWPMC_OP(PMCSETCOUNT, hwpmc_op_pmcsetcount, ALL),
+	/* May attach (as PMCATTACH); takes hwpmc_sx itself. */
+	HWPMC_OP(PMCSTART, hwpmc_op_pmcstart, OWNER),
+	HWPMC_OP(PMCSTOP, hwpmc_op_pmcstop, ALL),
+	HWPMC_OP(WRITELOG, hwpmc_op_writelog, NONE),
+	HWPMC_OP(CLOSELOG, hwpmc_op_closelog, NONE),
+	HWPMC_OP(GETDYNEVENTINFO, hwpmc_op_getdyneventinfo, NONE),
+	HWPMC_OP(GETCAPS, hwpmc_op_getcaps, OWNER),
 };
+
+/* Run @op's handler with the locks it needs. */
+static int hwpmc_op_call(const struct hwpmc_op_desc *op,
+			 struct hwpmc_owner *po, void *a)
+{
+	int err;
+
+	if (op->lock == HWPMC_LK_NONE)
+		return op->fn(po, a);
+	err = mutex_lock_killable(&po->lock);
+	if (err)
+		return err;
+	if (op->lock == HWPMC_LK_ALL) {
+		err = mutex_lock_killable(&hwpmc_sx);
+		if (!err) {
+			err = op->fn(po, a);
+			mutex_unlock(&hwpmc_sx);
+		}
+	} else {
+		err = op->fn(po, a);
+	}
+	mutex_unlock(&po->lock);
+	return err;
+}
 
 /* The largest argument structure of any op. */
 union hwpmc_op_args {
@@ -183,13 +223,7 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		err = -EFAULT;
 		goto out;
 	}
-	if (op->locked) {
-		mutex_lock(&hwpmc_sx);
-		err = op->fn(po, &a);
-		mutex_unlock(&hwpmc_sx);
-	} else {
-		err = op->fn(po, &a);
-	}
+	err = hwpmc_op_call(op, po, &a);
 	/* Copy out on success, and on errors that carry a result. */
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    (!err || err == -EPROTO || err == -E2BIG) &&

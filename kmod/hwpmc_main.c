@@ -5,20 +5,30 @@
  * Lock order (outermost first):
  *   po->log_lock     mutex: one owner's log operations (CONFIGURELOG,
  *                    FLUSHLOG, CLOSELOG, WRITELOG), which may wait for the
- *                    log writer and so never hold hwpmc_sx while waiting
- *   hwpmc_sx         mutex: configuration; held by every ioctl that looks
- *                    at or changes owners, PMCs, rows or targets
- *   exec_update_lock rw_semaphore of the target's signal_struct, read:
- *                    PMCATTACH checks permission and links under it, so
- *                    that the target cannot exec a set-id program in
- *                    between; exec holds it for writing but never takes
- *                    hwpmc_sx.  The descendant walk only tries it under
- *                    RCU, and waits for one with no other lock but
- *                    hwpmc_sx.  Never two of them at a time.
+ *                    log writer and so never hold hwpmc_sx while waiting;
+ *                    never held with po->lock
+ *   po->lock         mutex: one owner's PMC operations (hwpmc_ioctl.c),
+ *                    taken killably; may be held across waits the caller
+ *                    controls, which then block that owner only
+ *   exec_update_lock rw_semaphore of the target's signal_struct, read,
+ *                    killable: PMCATTACH checks permission and links under
+ *                    it (with po->lock, never with hwpmc_sx), so that the
+ *                    target cannot exec a set-id program in between; exec
+ *                    holds it for writing but never takes hwpmc_sx.  One
+ *                    at a time; the LSM check (a procfs lookup) takes it
+ *                    itself, so it runs before, not under it.
+ *   mmap_lock        of a target, read, killable: MAP_IN records, with
+ *                    po->lock at most (never hwpmc_sx, but for
+ *                    CONFIGURELOG's records of existing targets)
+ *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
+ *                    that change rows, PMCs' states or the owner's PMC
+ *                    list, and never across a wait a user controls
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings
- *   hwpmc_proc_lock  spinlock: the process hash and target lists; also
- *                    taken by the fork and exit hooks (tracepoint context)
+ *   hwpmc_proc_lock  raw spinlock: the process hash and target lists;
+ *                    also taken by the fork and exit hooks (tracepoint
+ *                    context, so raw for PREEMPT_RT); nothing is allocated
+ *                    or freed under it
  *   log->lock        raw spinlock, irq-safe: one log's buffers; taken in
  *                    any context but NMI, including under the runqueue
  *                    lock (PROCCSW records from sched_switch)
@@ -93,6 +103,7 @@ DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
 /* security.bsd.* on FreeBSD; kernel.hwpmc.* here.  Defaults as hwpmc(4). */
 int hwpmc_unprivileged_syspmcs;
 int hwpmc_unprivileged_proc_debug = 1;
+static int hwpmc_limit_ceiling = HWPMC_LIMIT_CEILING;
 
 /* Limits of the logs, see hwpmc_log.c and the README's threat model. */
 int hwpmc_max_logs_per_user = 16;
@@ -158,6 +169,24 @@ static struct ctl_table hwpmc_sysctls[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &hwpmc_reserve_max,
+	},
+	{
+		.procname	= "max_owners_per_user",
+		.data		= &hwpmc_max_owners_per_user,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_limit_ceiling,
+	},
+	{
+		.procname	= "max_pmcs_per_user",
+		.data		= &hwpmc_max_pmcs_per_user,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_limit_ceiling,
 	},
 	{ }	/* sentinel, for kernels before 6.6 */
 };
@@ -248,10 +277,16 @@ static void hwpmc_owner_put(struct hwpmc_owner *po)
  */
 static void hwpmc_owner_shutdown(struct hwpmc_owner *po)
 {
+	/*
+	 * At the last close no ioctl runs on the file; after the opener's
+	 * exit one still may (an inherited or passed open): wait for it.
+	 */
+	mutex_lock(&po->lock);
 	mutex_lock(&hwpmc_sx);
 	po->dead = true;
 	hwpmc_owner_release_all(po);
 	mutex_unlock(&hwpmc_sx);
+	mutex_unlock(&po->lock);
 	/* Samples and records of the released PMCs are in the log: flush. */
 	hwpmc_log_owner_release(po);
 }
@@ -323,6 +358,7 @@ bool hwpmc_owner_may_signal(struct pid *pid, struct task_struct *task)
 static int hwpmc_open(struct inode *inode, struct file *file)
 {
 	struct hwpmc_owner *po;
+	int err;
 
 	po = kzalloc(sizeof(*po), GFP_KERNEL_ACCOUNT);
 	if (!po)
@@ -333,8 +369,17 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	po->cred = get_current_cred();
 	refcount_set(&po->ref, 1);
 	INIT_WORK(&po->exit_work, hwpmc_owner_exit_fn);
+	mutex_init(&po->lock);
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
+	err = hwpmc_owner_charge(po);
+	if (err) {
+		put_pid(po->pid);
+		put_pid_ns(po->pid_ns);
+		put_cred(po->cred);
+		kfree(po);
+		return err;
+	}
 	raw_spin_lock(&hwpmc_owners_lock);
 	hlist_add_head(&po->onode, hwpmc_owner_bucket(po->pid));
 	atomic_inc(&hwpmc_nowners);
@@ -353,6 +398,7 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	atomic_dec(&hwpmc_nowners);
 	raw_spin_unlock(&hwpmc_owners_lock);
 	hwpmc_owner_shutdown(po);
+	hwpmc_owner_uncharge(po);
 	hwpmc_owner_put(po);
 	return 0;
 }

@@ -174,11 +174,19 @@ static void hwpmc_maps_log_mm(struct hwpmc_owner *po, struct task_struct *task,
 			      struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
-	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 
 	if (!buf)
 		return;
-	mmap_read_lock(mm);
+	/*
+	 * The mm may be stalled by its owner (a thread holding the lock for
+	 * writing while it waits on a FUSE or userfaultfd fault): callers
+	 * hold no global lock here, and a fatal signal ends the wait.
+	 */
+	if (mmap_read_lock_killable(mm)) {
+		kfree(buf);
+		return;
+	}
 	if (addr) {
 		vma = find_vma(mm, addr);
 		if (vma && vma->vm_start <= addr && hwpmc_vma_is_code(vma))

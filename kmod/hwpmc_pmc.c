@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hwpmc: PMC objects, rows and their dispositions, and the handlers of the
- * operations on PMCs.  Everything here runs in process context with
- * hwpmc_sx held (the ioctl dispatcher takes it), but for GETPMCINFO, which
- * takes it itself.
+ * operations on PMCs.  Everything here runs in process context with the
+ * owner's lock held, and with hwpmc_sx too unless the handler says it
+ * takes hwpmc_sx itself (see hwpmc_ioctl.c): those wait for things a user
+ * controls (a target's exec_update_lock or mmap lock) without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,6 +19,8 @@
 
 #include <linux/file.h>
 #include <linux/sched/mm.h>
+#include <linux/hash.h>
+#include <linux/cred.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -180,12 +183,106 @@ static void hwpmc_row_unclaim(struct hwpmc_pmc *pm)
 		row->sys[pm->cpu] = NULL;
 }
 
+/*
+ * Per-user limits.  Owners (opens of /dev/hwpmc) and PMCs are counted per
+ * real uid of the process that opened /dev/hwpmc, in a small hash of the
+ * uids that have an owner; a caller with CAP_PERFMON is counted but not
+ * limited.  Beyond kernel.hwpmc.max_owners_per_user an open fails with
+ * EMFILE, beyond kernel.hwpmc.max_pmcs_per_user PMCALLOCATE with ENOSPC
+ * (inotify's errnos for its per-user instances and watches).
+ */
+int hwpmc_max_owners_per_user = 256;
+int hwpmc_max_pmcs_per_user = 4096;
+
+struct hwpmc_user {
+	struct hlist_node node;
+	kuid_t uid;
+	int owners;			/* hwpmc_users_lock */
+	atomic_t pmcs;
+};
+
+#define HWPMC_USERS_BITS	6
+static struct hlist_head hwpmc_users[1 << HWPMC_USERS_BITS];
+static DEFINE_SPINLOCK(hwpmc_users_lock);
+
+static struct hlist_head *hwpmc_user_bucket(kuid_t uid)
+{
+	return &hwpmc_users[hash_32(__kuid_val(uid), HWPMC_USERS_BITS)];
+}
+
+/* At open: count the new owner against its real uid, or EMFILE. */
+int hwpmc_owner_charge(struct hwpmc_owner *po)
+{
+	struct hwpmc_user *u, *fresh;
+	kuid_t uid = current_uid();
+	bool exempt = hwpmc_priv_system();
+	int err = 0;
+
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	spin_lock(&hwpmc_users_lock);
+	hlist_for_each_entry(u, hwpmc_user_bucket(uid), node)
+		if (uid_eq(u->uid, uid))
+			break;
+	if (!u) {
+		u = fresh;
+		fresh = NULL;
+		u->uid = uid;
+		hlist_add_head(&u->node, hwpmc_user_bucket(uid));
+	}
+	if (!exempt && u->owners >= READ_ONCE(hwpmc_max_owners_per_user)) {
+		err = -EMFILE;
+		if (!u->owners) {	/* the limit is at least 1: never */
+			hlist_del(&u->node);
+			fresh = u;
+		}
+	} else {
+		u->owners++;
+		po->user = u;
+	}
+	spin_unlock(&hwpmc_users_lock);
+	kfree(fresh);
+	return err;
+}
+
+/* At the last close, after every PMC of @po is gone. */
+void hwpmc_owner_uncharge(struct hwpmc_owner *po)
+{
+	struct hwpmc_user *u = po->user, *gone = NULL;
+
+	if (!u)
+		return;
+	spin_lock(&hwpmc_users_lock);
+	if (!--u->owners) {
+		WARN_ON_ONCE(atomic_read(&u->pmcs));
+		hlist_del(&u->node);
+		gone = u;
+	}
+	spin_unlock(&hwpmc_users_lock);
+	kfree(gone);
+	po->user = NULL;
+}
+
+/* One more PMC for @po's user, or ENOSPC. */
+static int hwpmc_pmc_charge(struct hwpmc_owner *po)
+{
+	struct hwpmc_user *u = po->user;
+
+	if (atomic_inc_return(&u->pmcs) > READ_ONCE(hwpmc_max_pmcs_per_user) &&
+	    !hwpmc_priv_system()) {
+		atomic_dec(&u->pmcs);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /* Look a PMC up by handle: ESRCH if the owner has none, EINVAL if bad. */
 static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
 {
 	struct hwpmc_pmc *pm;
 
-	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_owner_assert_held(po);
 	if (!po->npmcs) {
 		*err = -ESRCH;
 		return NULL;
@@ -270,6 +367,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	int err, row, id;
 
 	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_owner_assert_held(po);
 	if (po->dead)
 		return -ESRCH;	/* its opener exited */
 	err = hwpmc_check_allocate(a, &cls);
@@ -278,9 +376,14 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	row = hwpmc_pick_row(cls, a, po);
 	if (row < 0)
 		return row;
-	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
-	if (!pm)
+	err = hwpmc_pmc_charge(po);
+	if (err)
+		return err;
+	pm = kzalloc(sizeof(*pm), GFP_KERNEL_ACCOUNT);
+	if (!pm) {
+		atomic_dec(&po->user->pmcs);
 		return -ENOMEM;
+	}
 	pm->po = po;
 	pm->cls = cls;
 	pm->row = row;
@@ -299,8 +402,9 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	else
 		atomic64_set(&pm->value, a->pm_count);
 
-	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL);
+	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL_ACCOUNT);
 	if (id < 0) {
+		atomic_dec(&po->user->pmcs);
 		kfree(pm);
 		return id;
 	}
@@ -320,6 +424,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 		 * only after the readers that may have seen it are gone.
 		 */
 		kfree_rcu(pm, rcu);
+		atomic_dec(&po->user->pmcs);
 		return err;
 	}
 	if (pm->mode == PMC_MODE_SS)
@@ -341,17 +446,18 @@ static void hwpmc_log_existing_targets(struct hwpmc_pmc *pm)
 	struct pid **pids;
 	unsigned int i, n = 0, max;
 
-	spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock(&hwpmc_proc_lock);
 	max = pm->ntargets;
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	pids = kcalloc(max, sizeof(*pids), GFP_KERNEL);
 	if (!pids)
 		return;
-	spin_lock(&hwpmc_proc_lock);
+	/* Targets linked meanwhile (PMCATTACH of another thread) are left. */
+	raw_spin_lock(&hwpmc_proc_lock);
 	list_for_each_entry(pt, &pm->targets, pm_node)
 		if (n < max)
 			pids[n++] = get_pid(pt->pp->pid);
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	for (i = 0; i < n; i++) {
 		struct task_struct *task = get_pid_task(pids[i], PIDTYPE_TGID);
 
@@ -422,6 +528,7 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	hwpmc_row_unclaim(pm);
 	idr_remove(&po->pmcs, pm->id);
 	po->npmcs--;
+	atomic_dec(&po->user->pmcs);
 	/* Hooks may still be looking at it until a grace period passes. */
 	kfree_rcu(pm, rcu);
 }
@@ -446,6 +553,18 @@ int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	if (pm)
 		hwpmc_pmc_free(po, pm);
 	return err;
+}
+
+/* May @pm start now?  hwpmc_sx held. */
+static int hwpmc_start_check(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
+		return -ENXIO;
+	/* No log file configured, or it is being closed. */
+	if (hwpmc_needs_log(pm) && !hwpmc_log_usable(po))
+		return -HWPMC_EDOOFUS;
+	return 0;
 }
 
 /* A task reference to the owner process, or NULL if it is gone. */
@@ -481,6 +600,12 @@ static void hwpmc_log_attach(struct hwpmc_pmc *pm, struct task_struct *task)
 	hwpmc_maps_log_task(pm->po, task);
 }
 
+/*
+ * PMCSTART runs with the owner's lock only and takes hwpmc_sx itself: a
+ * PMC never attached attaches first, which may wait for its owner's
+ * exec_update_lock and mmap lock, and a system sampler's MAP_IN records
+ * take every process's mmap lock.
+ */
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
 	struct hwpmc_pmc *pm;
@@ -489,11 +614,13 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (!pm)
 		return err;
-	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
-		return -ENXIO;
-	/* No log file configured, or it is being closed. */
-	if (hwpmc_needs_log(pm) && !hwpmc_log_usable(po))
-		return -HWPMC_EDOOFUS;
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (err)
+		return err;
+	err = hwpmc_start_check(po, pm);
+	mutex_unlock(&hwpmc_sx);
+	if (err)
+		return err;
 	if (!hwpmc_is_system(pm) && !pm->ntargets) {
 		struct task_struct *task;
 
@@ -520,15 +647,23 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		if (err)
 			return err;
 	}
-	if (pm->state == PMC_STATE_RUNNING)
-		return 0;
-	/* The class may have published RUNNING already (see its ops). */
-	pm->cls->ops->start(pm);
-	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (err)
+		return err;
+	/* The log may have gone or the CPU offline while attaching. */
+	err = hwpmc_start_check(po, pm);
+	if (!err && pm->state != PMC_STATE_RUNNING) {
+		/* The class may have published RUNNING already (its ops). */
+		pm->cls->ops->start(pm);
+		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	} else {
+		a = NULL;	/* running already, or failed: no MAP_IN */
+	}
+	mutex_unlock(&hwpmc_sx);
 	/* System sampling can hit any process: log all their mappings. */
-	if (pm->mode == PMC_MODE_SS)
+	if (a && pm->mode == PMC_MODE_SS)
 		hwpmc_maps_log_all(po);
-	return 0;
+	return err;
 }
 
 int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
@@ -545,6 +680,10 @@ int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	return 0;
 }
 
+/*
+ * PMCRW runs with the owner's lock only (no hwpmc_sx): a PMC's value is
+ * the owner's, and the class's read and write need no global lock.
+ */
 int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 {
 	struct hwpmc_pmc *pm;
@@ -565,7 +704,7 @@ int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 			return -EOPNOTSUPP;
 	}
 	/* hwpmc(4) Signals: a process PMC without targets raises SIGIO. */
-	if (!hwpmc_is_system(pm) && !pm->ntargets)
+	if (!hwpmc_is_system(pm) && !READ_ONCE(pm->ntargets))
 		hwpmc_signal_pid(po->pid, SIGIO);
 	old = pm->cls->ops->read(pm);
 	if (a->pm_flags & PMC_F_NEWVALUE)
@@ -615,6 +754,10 @@ static int hwpmc_target_task(s32 pid, struct task_struct **taskp)
 	return *taskp ? 0 : -ESRCH;
 }
 
+/*
+ * PMCATTACH runs with the owner's lock only: it waits for the target's
+ * exec_update_lock and mmap lock (killably), which its owner controls.
+ */
 int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 {
 	struct task_struct *task;

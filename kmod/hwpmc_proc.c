@@ -22,10 +22,15 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/percpu.h>
+#include <linux/workqueue.h>
+#include <linux/mount.h>
+#include <linux/file.h>
+#include <linux/proc_fs.h>
+#include <linux/pid_namespace.h>
 
 #include "hwpmc.h"
 
-DEFINE_SPINLOCK(hwpmc_proc_lock);
+DEFINE_RAW_SPINLOCK(hwpmc_proc_lock);
 static struct hlist_head *hwpmc_proc_hash;
 static unsigned int hwpmc_proc_bits;
 static atomic_t hwpmc_nprocs;		/* monitored processes */
@@ -46,27 +51,40 @@ const char *hwpmc_exec_path(struct linux_binprm *bprm)
 	return IS_ERR(path) ? bprm->filename : path;
 }
 
+static int hwpmc_procfs_mount(void);
+static void hwpmc_procfs_unmount(void);
+static void hwpmc_reserve_fill(struct work_struct *work);
+static void hwpmc_reserve_free(void);
+
 int hwpmc_proc_init(void)
 {
 	unsigned int i, n = roundup_pow_of_two(hwpmc_hashsize);
+	int err;
 
 	hwpmc_proc_bits = ilog2(n);
+	err = hwpmc_procfs_mount();
+	if (err) {
+		pr_err("cannot mount procfs for the LSM ptrace checks: %d\n",
+		       err);
+		return err;
+	}
 	hwpmc_pathbufs = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
-	if (!hwpmc_pathbufs)
-		return -ENOMEM;
 	hwpmc_proc_hash = kvcalloc(n, sizeof(*hwpmc_proc_hash), GFP_KERNEL);
-	if (!hwpmc_proc_hash) {
-		free_percpu(hwpmc_pathbufs);
+	if (!hwpmc_pathbufs || !hwpmc_proc_hash) {
+		hwpmc_proc_fini();
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
 		INIT_HLIST_HEAD(&hwpmc_proc_hash[i]);
+	hwpmc_reserve_fill(NULL);
 	return 0;
 }
 
 /* Every PMC was released before this: the hash is empty. */
 void hwpmc_proc_fini(void)
 {
+	hwpmc_reserve_free();
+	hwpmc_procfs_unmount();
 	kvfree(hwpmc_proc_hash);
 	hwpmc_proc_hash = NULL;
 	free_percpu(hwpmc_pathbufs);
@@ -93,9 +111,14 @@ struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig)
 	return NULL;
 }
 
+/* The pid reference goes here too: no freeing under the raw lock. */
 static void hwpmc_proc_free_rcu(struct rcu_head *head)
 {
-	kfree(container_of(head, struct hwpmc_process, rcu));
+	struct hwpmc_process *pp = container_of(head, struct hwpmc_process,
+						rcu);
+
+	put_pid(pp->pid);
+	kfree(pp);
 }
 
 /* Unlink one target; drop the process when it has no targets left. */
@@ -111,7 +134,6 @@ static void hwpmc_unlink_target(struct hwpmc_target *pt)
 	if (list_empty(&pp->targets)) {
 		atomic_dec(&hwpmc_nprocs);
 		hlist_del_rcu(&pp->hnode);
-		put_pid(pp->pid);
 		call_rcu(&pp->rcu, hwpmc_proc_free_rcu);
 	}
 }
@@ -183,20 +205,93 @@ uncount:
 	return -ESRCH;
 }
 
-/* Link with atomic allocations (hooks, RCU sections); lock held. */
-static int hwpmc_link_atomic(struct hwpmc_pmc *pm, struct task_struct *task,
-			     bool priv)
-{
-	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_ATOMIC);
-	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_ATOMIC);
-	int err = -ENOMEM;
+/*
+ * The fork hook links a new process to the PMCs it inherits in tracepoint
+ * context (preemption off, hwpmc_proc_lock held), where PREEMPT_RT allows
+ * no allocation at all.  It takes its objects from a reserve, filled in
+ * process context at load and refilled by a work item when it runs low.
+ * An empty reserve fails the link (counted in GETDRIVERSTATS'
+ * pm_alloc_failed): a fork storm may outrun the refill, as GFP_ATOMIC
+ * could fail before.
+ */
+#define HWPMC_RESERVE		128
+static struct hwpmc_process *hwpmc_pp_reserve[HWPMC_RESERVE];
+static struct hwpmc_target *hwpmc_pt_reserve[HWPMC_RESERVE];
+static unsigned int hwpmc_npp, hwpmc_npt;	/* hwpmc_proc_lock */
 
-	if (pp && pt)
-		err = hwpmc_link(pm, task, priv, &pp, &pt);
-	else
+static void hwpmc_reserve_fill(struct work_struct *work)
+{
+	for (;;) {
+		struct hwpmc_process *pp = NULL;
+		struct hwpmc_target *pt = NULL;
+		bool need_pp, need_pt, failed;
+
+		raw_spin_lock(&hwpmc_proc_lock);
+		need_pp = hwpmc_npp < HWPMC_RESERVE;
+		need_pt = hwpmc_npt < HWPMC_RESERVE;
+		raw_spin_unlock(&hwpmc_proc_lock);
+		if (!need_pp && !need_pt)
+			return;
+		if (need_pp)
+			pp = kzalloc(sizeof(*pp), GFP_KERNEL);
+		if (need_pt)
+			pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+		failed = (need_pp && !pp) || (need_pt && !pt);
+		raw_spin_lock(&hwpmc_proc_lock);
+		if (pp && hwpmc_npp < HWPMC_RESERVE) {
+			hwpmc_pp_reserve[hwpmc_npp++] = pp;
+			pp = NULL;
+		}
+		if (pt && hwpmc_npt < HWPMC_RESERVE) {
+			hwpmc_pt_reserve[hwpmc_npt++] = pt;
+			pt = NULL;
+		}
+		raw_spin_unlock(&hwpmc_proc_lock);
+		kfree(pp);
+		kfree(pt);
+		if (failed)
+			return;		/* out of memory: again at the next use */
+	}
+}
+
+static DECLARE_WORK(hwpmc_reserve_work, hwpmc_reserve_fill);
+
+static void hwpmc_reserve_free(void)
+{
+	cancel_work_sync(&hwpmc_reserve_work);
+	while (hwpmc_npp)
+		kfree(hwpmc_pp_reserve[--hwpmc_npp]);
+	while (hwpmc_npt)
+		kfree(hwpmc_pt_reserve[--hwpmc_npt]);
+}
+
+/*
+ * Link with objects of the reserve (hooks): no allocation.  Lock held;
+ * any context but NMI.
+ */
+static int hwpmc_link_reserved(struct hwpmc_pmc *pm, struct task_struct *task,
+			       bool priv)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+	int err;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	if (!hwpmc_npp || !hwpmc_npt) {
 		atomic64_inc(&hwpmc_stats.alloc_failed);
-	kfree(pp);
-	kfree(pt);
+		schedule_work(&hwpmc_reserve_work);
+		return -ENOMEM;
+	}
+	pp = hwpmc_pp_reserve[--hwpmc_npp];
+	pt = hwpmc_pt_reserve[--hwpmc_npt];
+	err = hwpmc_link(pm, task, priv, &pp, &pt);
+	/* What the link did not use goes back. */
+	if (pp)
+		hwpmc_pp_reserve[hwpmc_npp++] = pp;
+	if (pt)
+		hwpmc_pt_reserve[hwpmc_npt++] = pt;
+	if (hwpmc_npp < HWPMC_RESERVE / 2 || hwpmc_npt < HWPMC_RESERVE / 2)
+		schedule_work(&hwpmc_reserve_work);
 	return err;
 }
 
@@ -331,7 +426,8 @@ static bool hwpmc_may_debug(struct task_struct *task)
  * debug" is the ptrace credential rule: the caller's real uid and gid equal
  * the target's real, effective and saved ids, and the target is dumpable.
  * *priv tells whether the caller is privileged (and so keeps the target
- * across a set-id exec).
+ * across a set-id exec).  The LSM's word is asked separately
+ * (hwpmc_lsm_may_read()); both must allow.
  */
 static int hwpmc_can_attach(struct task_struct *task, bool *priv)
 {
@@ -350,18 +446,105 @@ static int hwpmc_can_attach(struct task_struct *task, bool *priv)
 	return ok ? 0 : -EPERM;
 }
 
+/*
+ * The LSM ptrace policy.  perf_event_open() asks ptrace_may_access(task,
+ * PTRACE_MODE_READ_REALCREDS), unless the caller has CAP_PERFMON; that
+ * function (and security_ptrace_access_check()) is not exported to
+ * modules.  procfs asks exactly it when a process follows the magic link
+ * /proc/PID/cwd (proc_pid_get_link(): ptrace_may_access(task,
+ * PTRACE_MODE_READ_FSCREDS), which runs the credential rule, the
+ * dumpability rule and every LSM: Yama, SELinux, AppArmor, Landlock).  So
+ * the module mounts its own procfs at load (not visible in any mount
+ * namespace) and, in the caller's context, resolves "TID/cwd" under it:
+ * EACCES there is the LSM's (or ptrace's) no.  For REALCREDS, the caller's
+ * fsuid/fsgid are overridden with its real ids for the lookup.  The open
+ * is O_PATH, so no file permission is involved: the link is mode 0777,
+ * the directories 0555, and an O_PATH open reads nothing.
+ */
+static struct vfsmount *hwpmc_procfs;
+static struct pid_namespace *hwpmc_procfs_ns;	/* the mount's pid namespace */
+
+static int hwpmc_procfs_mount(void)
+{
+	/* procfs is built in: the reference get_fs_type() takes is none. */
+	struct file_system_type *proc = get_fs_type("proc");
+	struct vfsmount *mnt;
+
+	if (!proc)
+		return -ENOENT;
+	mnt = kern_mount(proc);
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	hwpmc_procfs = mnt;
+	hwpmc_procfs_ns = proc_sb_info(mnt->mnt_sb)->pid_ns;
+	return 0;
+}
+
+static void hwpmc_procfs_unmount(void)
+{
+	if (hwpmc_procfs)
+		kern_unmount(hwpmc_procfs);
+	hwpmc_procfs = NULL;
+}
+
+/*
+ * Does the LSM ptrace policy let the caller read @task?  0; -EPERM if not;
+ * -ESRCH if @task is gone; -EINTR if the caller is being killed.  Sleeps
+ * (and may wait for @task's exec_update_lock, so never call it with that
+ * held): hold no lock but the owner's.
+ */
+static int hwpmc_lsm_may_read(struct task_struct *task)
+{
+	const struct cred *saved = NULL;
+	struct cred *real = NULL;
+	struct file *file;
+	char name[32];
+	pid_t nr;
+	int err;
+
+	nr = task_pid_nr_ns(task, hwpmc_procfs_ns);
+	if (!nr)
+		return -ESRCH;
+	snprintf(name, sizeof(name), "%d/cwd", nr);
+	if (!uid_eq(current_fsuid(), current_uid()) ||
+	    !gid_eq(current_fsgid(), current_gid())) {
+		real = prepare_creds();
+		if (!real)
+			return -ENOMEM;
+		real->fsuid = real->uid;
+		real->fsgid = real->gid;
+		saved = override_creds(real);
+	}
+	/* An O_PATH open: a lookup, no file permission, no I/O. */
+	file = file_open_root_mnt(hwpmc_procfs, name, O_PATH, 0);
+	if (real) {
+		revert_creds(saved);
+		put_cred(real);
+	}
+	if (!IS_ERR(file)) {
+		fput(file);
+		return 0;
+	}
+	err = PTR_ERR(file);
+	if (err == -EACCES || err == -EPERM)
+		return -EPERM;
+	if (err == -ENOENT)
+		return -ESRCH;		/* gone, or exiting (no fs) */
+	return err == -EINTR || fatal_signal_pending(current) ? -EINTR : err;
+}
+
 /* Link @pm to @task's process alone (process context). */
 static int hwpmc_attach_one(struct hwpmc_pmc *pm, struct task_struct *task,
 			    bool priv)
 {
-	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
-	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	struct hwpmc_process *pp = kzalloc(sizeof(*pp), GFP_KERNEL_ACCOUNT);
+	struct hwpmc_target *pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
 	int err = -ENOMEM;
 
 	if (pp && pt) {
-		spin_lock(&hwpmc_proc_lock);
+		raw_spin_lock(&hwpmc_proc_lock);
 		err = hwpmc_link(pm, task, priv, &pp, &pt);
-		spin_unlock(&hwpmc_proc_lock);
+		raw_spin_unlock(&hwpmc_proc_lock);
 	}
 	kfree(pp);
 	kfree(pt);
@@ -369,110 +552,185 @@ static int hwpmc_attach_one(struct hwpmc_pmc *pm, struct task_struct *task,
 }
 
 /*
- * A descendant the caller may only watch as its debugger, in the middle
- * of an exec: wait for the exec, check and link it.  Called without RCU.
- */
-static void hwpmc_attach_descendant_slow(struct hwpmc_pmc *pm,
-					 struct task_struct *p)
-{
-	if (down_read_killable(&p->signal->exec_update_lock))
-		return;		/* the caller is being killed */
-	rcu_read_lock();
-	if (hwpmc_may_debug(p)) {
-		spin_lock(&hwpmc_proc_lock);
-		hwpmc_link_atomic(pm, p, false);
-		spin_unlock(&hwpmc_proc_lock);
-	}
-	rcu_read_unlock();
-	up_read(&p->signal->exec_update_lock);
-}
-
-/*
- * Attach @pm to every current descendant of @task's process that the
- * caller could attach to directly: attaching to a process does not open
- * its children of other users (a set-uid program under a user's shell).
- * @task's process is linked already, so a fork racing with the walk is
- * caught either by the walk or by the fork hook.
+ * Check that the caller may attach @pm to @task and link it, as
+ * perf_event_open() does: the check and the link happen under @task's
+ * exec_update_lock, which an exec holds for writing while it changes
+ * credentials and dumpability (its hook runs afterwards).  So either the
+ * exec comes first and the check sees the new process, or the link comes
+ * first and the exec hook drops an unprivileged target.
  *
- * As for the process itself (hwpmc_attach_checked()), a descendant the
- * caller may only debug is checked and linked under its exec_update_lock,
- * so that it cannot exec a set-id program in between (the exec hook would
- * not yet see the target to drop it).  The walk runs under RCU, so it only
- * tries the lock; a descendant in the middle of an exec is waited for out
- * of RCU, and the walk starts again (those linked already are skipped).
+ * The LSM's answer is asked first, without the lock (procfs takes it
+ * itself); if @task exec'd meanwhile (its self_exec_id moved, or, for an
+ * exec by another thread, it is dying), the answer is asked again.
+ * Owner lock held, nothing else: every wait here is killable and blocks
+ * this owner only.
  */
-static void hwpmc_attach_descendants(struct hwpmc_pmc *pm,
-				     struct task_struct *task, bool priv)
+static int hwpmc_attach_task(struct hwpmc_pmc *pm, struct task_struct *task)
 {
-	bool anyone = priv || hwpmc_caller_privileged();
-	struct task_struct *p, *wait;
-
-again:
-	wait = NULL;
-	rcu_read_lock();
-	for_each_process(p) {
-		struct rw_semaphore *lock = &p->signal->exec_update_lock;
-
-		if (same_thread_group(p, task) || !hwpmc_is_descendant(p, task))
-			continue;
-		if (anyone) {
-			spin_lock(&hwpmc_proc_lock);
-			/* One already attached or busy keeps what it has. */
-			hwpmc_link_atomic(pm, p, priv);
-			spin_unlock(&hwpmc_proc_lock);
-			continue;
-		}
-		if (hwpmc_target_find(p, pm))
-			continue;
-		if (!down_read_trylock(lock)) {
-			get_task_struct(p);
-			wait = p;
-			break;
-		}
-		if (hwpmc_may_debug(p)) {
-			spin_lock(&hwpmc_proc_lock);
-			hwpmc_link_atomic(pm, p, false);
-			spin_unlock(&hwpmc_proc_lock);
-		}
-		up_read(lock);
-	}
-	rcu_read_unlock();
-	if (wait) {
-		hwpmc_attach_descendant_slow(pm, wait);
-		put_task_struct(wait);
-		if (!fatal_signal_pending(current))
-			goto again;
-	}
-}
-
-/*
- * PMCATTACH, and PMCSTART of a PMC never attached (@task is then the
- * owner): check that the caller may attach to @task (see
- * hwpmc_can_attach()) and attach, with PMC_F_DESCENDANTS to every current
- * descendant too.  The check and the link happen under
- * @task's exec_update_lock, as perf_event_open() and ptrace do: an exec
- * changes credentials and dumpability under it for writing, and its hook
- * only runs afterwards.  So either the exec comes first and the check sees
- * the set-id process, or the link comes first and the exec hook drops it.
- * Lock order: hwpmc_sx, exec_update_lock, hwpmc_proc_lock.
- */
-int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task)
-{
+	struct rw_semaphore *lock = &task->signal->exec_update_lock;
+	bool lsm = !hwpmc_priv_system() && !same_thread_group(task, current);
 	bool priv;
+	u64 gen;
 	int err;
 
-	lockdep_assert_held(&hwpmc_sx);
-	err = down_read_interruptible(&task->signal->exec_update_lock);
-	if (err)
-		return err;
+	hwpmc_owner_assert_held(pm->po);
+	for (;;) {
+		gen = READ_ONCE(task->self_exec_id);
+		if (lsm) {
+			err = hwpmc_lsm_may_read(task);
+			if (err)
+				return err;
+		}
+		err = down_read_killable(lock);
+		if (err)
+			return err;
+		if (READ_ONCE(task->self_exec_id) == gen)
+			break;
+		up_read(lock);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
 	err = hwpmc_can_attach(task, &priv);
 	if (!err) {
 		hwpmc_test_attach_window();	/* test flavor only */
 		err = hwpmc_attach_one(pm, task, priv);
 	}
-	up_read(&task->signal->exec_update_lock);
+	up_read(lock);
+	return err;
+}
+
+/* Lock breaks of the process walk: every this many processes. */
+#define HWPMC_WALK_BATCH	128
+/* Walks of the descendants, while the last one found new ones. */
+#define HWPMC_WALK_PASSES	8
+
+struct hwpmc_pidvec {
+	struct pid **pids;
+	unsigned int n, max;
+};
+
+/* Room for at least one more; outside RCU.  false when out of memory. */
+static bool hwpmc_pidvec_grow(struct hwpmc_pidvec *v)
+{
+	unsigned int max = v->max ? 2 * v->max : 64;
+	struct pid **pids;
+
+	if (v->n < v->max)
+		return true;
+	pids = kvmalloc_array(max, sizeof(*pids), GFP_KERNEL_ACCOUNT);
+	if (!pids)
+		return false;
+	if (v->n)
+		memcpy(pids, v->pids, v->n * sizeof(*pids));
+	kvfree(v->pids);
+	v->pids = pids;
+	v->max = max;
+	return true;
+}
+
+static void hwpmc_pidvec_free(struct hwpmc_pidvec *v)
+{
+	while (v->n)
+		put_pid(v->pids[--v->n]);
+	kvfree(v->pids);
+	v->pids = NULL;
+	v->max = 0;
+}
+
+/*
+ * The descendants of @task's process that @pm is not attached to, into
+ * @v.  The walk over every process drops RCU every HWPMC_WALK_BATCH
+ * processes to reschedule (the process it stopped at is pinned; if that
+ * one was reaped meanwhile the walk ends early).  Returns false if the
+ * walk did not see every process.
+ */
+static bool hwpmc_collect_descendants(struct hwpmc_pmc *pm,
+				      struct task_struct *task,
+				      struct hwpmc_pidvec *v)
+{
+	unsigned int seen = 0;
+	struct task_struct *p;
+	bool complete = true;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (++seen % HWPMC_WALK_BATCH == 0 || v->n == v->max) {
+			bool alive, room;
+
+			get_task_struct(p);
+			rcu_read_unlock();
+			room = hwpmc_pidvec_grow(v);
+			cond_resched();
+			rcu_read_lock();
+			alive = pid_alive(p);
+			put_task_struct(p);
+			if (!alive || !room || fatal_signal_pending(current)) {
+				complete = false;
+				break;
+			}
+		}
+		if (same_thread_group(p, task) || !p->mm ||
+		    (p->flags & PF_KTHREAD) || !hwpmc_is_descendant(p, task) ||
+		    hwpmc_target_find(p, pm))
+			continue;
+		v->pids[v->n++] = get_pid(task_tgid(p));
+	}
+	rcu_read_unlock();
+	return complete;
+}
+
+/*
+ * Attach @pm to every current descendant of @task's process that the
+ * caller could attach to directly (each one is checked as PMCATTACH
+ * checks, LSM included): attaching to a process does not open its
+ * children of other users (a set-uid program under a user's shell).
+ * @task's process is linked already, so a process forked by a linked one
+ * is caught by the fork hook; one forked by a descendant not yet linked
+ * is found by the next walk, and walks go on while the last linked some.
+ * Owner lock held, nothing else; killable; reschedules.
+ */
+static void hwpmc_attach_descendants(struct hwpmc_pmc *pm,
+				     struct task_struct *task)
+{
+	struct hwpmc_pidvec v = { };
+	unsigned int pass, i, linked;
+	bool complete;
+
+	for (pass = 0; pass < HWPMC_WALK_PASSES; pass++) {
+		complete = hwpmc_collect_descendants(pm, task, &v);
+		linked = 0;
+		for (i = 0; i < v.n && !fatal_signal_pending(current); i++) {
+			struct task_struct *t = get_pid_task(v.pids[i],
+							     PIDTYPE_TGID);
+
+			if (t) {
+				if (!hwpmc_attach_task(pm, t))
+					linked++;
+				put_task_struct(t);
+			}
+			cond_resched();
+		}
+		hwpmc_pidvec_free(&v);
+		if (fatal_signal_pending(current) || (complete && !linked))
+			break;
+	}
+}
+
+/*
+ * PMCATTACH, and PMCSTART of a PMC never attached (@task is then the
+ * owner): check that the caller may attach to @task (the LSM ptrace
+ * policy, and hwpmc_can_attach()) and attach, with PMC_F_DESCENDANTS to
+ * every current descendant too.  Owner lock held, no other lock.
+ * Lock order: owner lock, exec_update_lock, hwpmc_proc_lock.
+ */
+int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task)
+{
+	int err;
+
+	err = hwpmc_attach_task(pm, task);
 	if (!err && (pm->flags & PMC_F_DESCENDANTS))
-		hwpmc_attach_descendants(pm, task, priv);
+		hwpmc_attach_descendants(pm, task);
 	return err;
 }
 
@@ -494,8 +752,8 @@ int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task)
 	struct hwpmc_target *pt, *tmp;
 	int err = 0;
 
-	lockdep_assert_held(&hwpmc_sx);
-	spin_lock(&hwpmc_proc_lock);
+	hwpmc_owner_assert_held(pm->po);
+	raw_spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (!pp) {
 		err = -ESRCH;		/* not monitored by hwpmc at all */
@@ -519,7 +777,7 @@ int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task)
 	}
 	if (!err && !pm->ntargets)
 		pm->pflags |= HWPMC_PF_DETACHED_ALL;
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	return err;
 }
 
@@ -527,11 +785,11 @@ void hwpmc_detach_all(struct hwpmc_pmc *pm)
 {
 	struct hwpmc_target *pt, *tmp;
 
-	lockdep_assert_held(&hwpmc_sx);
-	spin_lock(&hwpmc_proc_lock);
+	hwpmc_owner_assert_held(pm->po);
+	raw_spin_lock(&hwpmc_proc_lock);
 	list_for_each_entry_safe(pt, tmp, &pm->targets, pm_node)
 		hwpmc_unlink_target(pt);
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 }
 
 /* PMCGETMSR's rule: attached to its owner's process and nothing else. */
@@ -540,12 +798,12 @@ bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm)
 	struct hwpmc_target *pt;
 	bool only;
 
-	lockdep_assert_held(&hwpmc_sx);
-	spin_lock(&hwpmc_proc_lock);
+	hwpmc_owner_assert_held(pm->po);
+	raw_spin_lock(&hwpmc_proc_lock);
 	pt = list_first_entry_or_null(&pm->targets, struct hwpmc_target,
 				      pm_node);
 	only = pm->ntargets == 1 && pt->pp->pid == pm->po->pid;
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	return only;
 }
 
@@ -609,7 +867,7 @@ unsigned int hwpmc_proc_fork(struct task_struct *parent,
 	rcu_read_unlock();
 	if (!pp)
 		return 0;
-	spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock(&hwpmc_proc_lock);
 	/* Re-find under the lock: the process may have gone meanwhile. */
 	pp = hwpmc_proc_find(parent->signal);
 	if (pp) {
@@ -617,13 +875,13 @@ unsigned int hwpmc_proc_fork(struct task_struct *parent,
 			if (!(pt->pm->flags & PMC_F_DESCENDANTS) ||
 			    READ_ONCE(pt->pm->state) == PMC_STATE_DELETED)
 				continue;
-			hwpmc_link_atomic(pt->pm, child, pt->priv);
+			hwpmc_link_reserved(pt->pm, child, pt->priv);
 		}
 		cpp = hwpmc_proc_find(child->signal);
 		if (cpp)
 			nlogged = hwpmc_log_fork(cpp, parent, child, logged);
 	}
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	return nlogged;
 }
 
@@ -668,14 +926,14 @@ void hwpmc_proc_exit(struct task_struct *task)
 	smp_mb();
 	if (!atomic_read(&hwpmc_nprocs))
 		return;
-	spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	if (!pp)
 		return;
 	/* Count what the last thread did up to here. */
 	hwpmc_soft_exit(task);
-	spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {
 		hwpmc_proc_csw_out(pp, task);
@@ -691,7 +949,7 @@ void hwpmc_proc_exit(struct task_struct *task)
 							   pm->po->pid);
 		}
 	}
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 	for (i = 0; i < nnotify; i++) {
 		hwpmc_signal_pid(notify[i], SIGIO);
 		put_pid(notify[i]);
@@ -716,7 +974,7 @@ void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm)
 	if (!pp)
 		return;
 	path = hwpmc_exec_path(bprm);
-	spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {
 		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node) {
@@ -729,5 +987,5 @@ void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm)
 					   path);
 		}
 	}
-	spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock(&hwpmc_proc_lock);
 }

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -29,6 +30,7 @@
 
 #define SYSCTL_SYSPMCS	"/proc/sys/kernel/hwpmc/unprivileged_syspmcs"
 #define SYSCTL_PROCDBG	"/proc/sys/kernel/hwpmc/unprivileged_proc_debug"
+#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
 #define NOBODY	65534
 #define OTHER	65533
@@ -186,6 +188,7 @@ enum probe_op {
 	SYS_SAMPLE,	/* a system sampling PMC on CPU 0 */
 	ADMIN,		/* PMCADMIN: disable a SOFT row on CPU 0, enable it */
 	START_OWNERS,	/* PMCSTART of the test's never-attached PMC */
+	PERF,		/* perf_event_open(pid), for comparison (EACCES: EPERM) */
 };
 
 struct probe {
@@ -243,6 +246,18 @@ static int probe_main(struct hwpmc_child *me, void *arg)
 		return err;
 	case START_OWNERS:
 		return hwpmc_start(p->fd, p->pmcid);
+	case PERF: {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+			.config = PERF_COUNT_SW_TASK_CLOCK,
+			.exclude_kernel = 1, .exclude_hv = 1,
+		};
+
+		fd = syscall(SYS_perf_event_open, &attr, p->pid, -1, -1, 0);
+		if (fd < 0)
+			return errno == EACCES ? EPERM : errno;
+		return 0;
+	}
 	}
 	return E_SETUP + 14;
 }
@@ -251,6 +266,7 @@ static const char *const op_names[] = {
 	[ATTACH] = "attach", [START_SELF] = "start (self)",
 	[SYS_COUNT] = "system counting PMC", [SYS_SAMPLE] = "system sampling PMC",
 	[ADMIN] = "PMCADMIN", [START_OWNERS] = "start (the owner's PMC)",
+	[PERF] = "perf_event_open",
 };
 
 /* Run one probe; its errno (0 on success), or >= E_SETUP. */
@@ -275,7 +291,7 @@ static int probe(const struct ident *id, enum probe_op op, pid_t pid)
 /* ---------------------------------------------------------- fixture */
 
 FIXTURE(sec) {
-	long syspmcs, procdbg;
+	long syspmcs, procdbg, paranoid;
 	struct hwpmc_child t_root, t_user, t_nodump, t_other, t_gid;
 };
 
@@ -285,6 +301,7 @@ FIXTURE_SETUP(sec)
 		SKIP(return, "needs root");
 	self->syspmcs = hwpmc_sysctl_get(SYSCTL_SYSPMCS);
 	self->procdbg = hwpmc_sysctl_get(SYSCTL_PROCDBG);
+	self->paranoid = hwpmc_sysctl_get(PARANOID);
 	ASSERT_LE(0, self->syspmcs) TH_LOG("%s missing", SYSCTL_SYSPMCS);
 	ASSERT_LE(0, self->procdbg) TH_LOG("%s missing", SYSCTL_PROCDBG);
 	ASSERT_EQ(0, target_start(&self->t_root, &ROOT));
@@ -305,6 +322,13 @@ FIXTURE_TEARDOWN(sec)
 	hwpmc_child_wait(&self->t_gid);
 	EXPECT_EQ(0, hwpmc_sysctl_set(SYSCTL_SYSPMCS, self->syspmcs));
 	EXPECT_EQ(0, hwpmc_sysctl_set(SYSCTL_PROCDBG, self->procdbg));
+	EXPECT_EQ(0, hwpmc_sysctl_set(PARANOID, self->paranoid));
+}
+
+/* perf's paranoia must not be what decides a comparison with perf. */
+static void perf_paranoid(struct __test_metadata *_metadata, long level)
+{
+	ASSERT_EQ(0, hwpmc_sysctl_set(PARANOID, level));
 }
 
 static void set_sysctls(struct __test_metadata *_metadata, int syspmcs,
@@ -645,7 +669,7 @@ TEST_F(sec, cap_sys_ptrace)
 /*
  * Root inside a user namespace of its own (uid 0 mapped to 0, every
  * capability there): "jailed", so not privileged.  What it may still do is
- * what any process with its credentials may.
+ * what any process with its credentials may, within the ptrace policy.
  */
 TEST_F(sec, container_root_is_jailed)
 {
@@ -660,8 +684,16 @@ TEST_F(sec, container_root_is_jailed)
 	CHECK(&croot, ATTACH, self->t_user.pid, "to nobody's process", EPERM);
 	CHECK(&croot, ATTACH, self->t_nodump.pid, "to a non-dumpable process",
 	      EPERM);
-	/* Its own uid's process, as for any user. */
-	CHECK(&croot, ATTACH, self->t_root.pid, "to a uid 0 process", 0);
+	/*
+	 * A uid 0 process outside its namespace: its credentials match, but
+	 * the ptrace policy (commoncap) lets a process read only processes
+	 * of its own user namespace (or below) without CAP_SYS_PTRACE over
+	 * theirs, and PMCATTACH follows it, as perf_event_open does.
+	 */
+	CHECK(&croot, ATTACH, self->t_root.pid, "to a uid 0 process", EPERM);
+	perf_paranoid(_metadata, -1);
+	CHECK(&croot, PERF, self->t_root.pid, "to a uid 0 process", EPERM);
+	perf_paranoid(_metadata, self->paranoid);
 	set_sysctls(_metadata, 0, 0);
 	CHECK(&croot, ATTACH, self->t_root.pid,
 	      "to a uid 0 process with unprivileged_proc_debug=0", EPERM);
@@ -687,7 +719,11 @@ TEST_F(sec, unprivileged_container_root_is_jailed)
 	CHECK(&croot, SYS_COUNT, 0, "", EPERM);
 	CHECK(&croot, SYS_SAMPLE, 0, "", EPERM);
 	CHECK(&croot, ADMIN, 0, "", EPERM);
-	CHECK(&croot, ATTACH, self->t_user.pid, "to nobody's process", 0);
+	/* Its own uid, outside its namespace: as perf, no (see above). */
+	CHECK(&croot, ATTACH, self->t_user.pid, "to nobody's process", EPERM);
+	perf_paranoid(_metadata, -1);
+	CHECK(&croot, PERF, self->t_user.pid, "to nobody's process", EPERM);
+	perf_paranoid(_metadata, self->paranoid);
 	CHECK(&croot, ATTACH, self->t_root.pid, "to root's process", EPERM);
 	CHECK(&croot, ATTACH, self->t_other.pid, "to another user's process",
 	      EPERM);
