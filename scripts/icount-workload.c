@@ -14,6 +14,10 @@
  *   exec-true    fork + exec + wait of /bin/true (dynamic: ld.so, mmap);
  *   pipe         a one-byte ping-pong between parent and child over pipes;
  *   open         open + read + close of files of the 9p root (/etc, /usr).
+ * With ICOUNT_TIMER_HZ=N in the environment, a POSIX timer (an hrtimer in
+ * the kernel) interrupts the guest N times a second throughout, with a
+ * SIGALRM to this process each time: the interrupt load of hwpmc's
+ * CLOCK.PROF sampling without hwpmc (a control).
  * Every child must exit 0: a child killed by a signal or exiting non-zero
  * is printed as "icount-workload: FAIL ..." and counted.  The last line is
  *   icount-workload: done N iterations, F failures
@@ -31,6 +35,29 @@
 #include <unistd.h>
 
 static long failures;
+static volatile long ticks;
+
+static void on_alarm(int sig)
+{
+	ticks++;
+}
+
+/* The control's timer: ICOUNT_TIMER_HZ interrupts a second. */
+static void start_timer(long hz)
+{
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGALRM };
+	struct itimerspec its = { 0 };
+	timer_t t;
+
+	sigaction(SIGALRM, &sa, NULL);
+	its.it_interval.tv_nsec = 1000000000L / hz;
+	its.it_value = its.it_interval;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t) || timer_settime(t, 0, &its, NULL)) {
+		printf("icount-workload: timer: %s\n", strerror(errno));
+		exit(1);
+	}
+}
 static long done;
 
 static double now(void)
@@ -134,6 +161,8 @@ int main(int argc, char **argv)
 		limit = atof(argv[2]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
+	if (getenv("ICOUNT_TIMER_HZ") && atol(getenv("ICOUNT_TIMER_HZ")) > 0)
+		start_timer(atol(getenv("ICOUNT_TIMER_HZ")));
 
 	t0 = now();
 	for (i = 0; i < iters && now() - t0 < limit; i++, done++) {
@@ -176,6 +205,8 @@ int main(int argc, char **argv)
 	}
 	printf("icount-workload: open %ld opens in %.1f s\n", i, now() - t0);
 
+	if (ticks)
+		printf("icount-workload: %ld timer signals\n", ticks);
 	printf("icount-workload: done %ld iterations, %ld failures\n", done, failures);
 	return failures ? 1 : 0;
 }
