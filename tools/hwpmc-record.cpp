@@ -9,9 +9,9 @@
 // its PMCATTACH, PROCEXEC and MAP_IN records before its first sample.  At
 // the end the PMCs are stopped and the log closed (CLOSELOG drains the
 // sample rings into it), and the file is read back for the summary.
-#include "common.hpp"
-#include "run.hpp"
-#include "sampling.hpp"
+#include "lib/common.hpp"
+#include "lib/run.hpp"
+#include "lib/sampling.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>

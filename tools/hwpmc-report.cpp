@@ -7,8 +7,8 @@
 // placed in files through the MAP_IN records of the sample's process at
 // the sample's time (inherited at PROCFORK, reset at PROCEXEC) and named
 // from the files' ELF symbol tables; kernel addresses from /proc/kallsyms.
-#include "hwpmc-report.hpp"
-#include "common.hpp"
+#include "lib/common.hpp"
+#include "profile/output.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>

@@ -8,8 +8,8 @@
 // exec, so nothing of the command is missed.  The child's one wait on that
 // pipe happens before counting starts, so a command's SCHED.SWITCH count
 // is its own context switches from its exec on.
-#include "common.hpp"
-#include "run.hpp"
+#include "lib/common.hpp"
+#include "lib/run.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>

@@ -9,10 +9,10 @@
 // pmclog(3) reader, resolves the new samples (hwpmc-report's symbolization)
 // and redraws the profile of the last interval (or, with --cumulative, of
 // everything so far).
-#include "common.hpp"
-#include "hwpmc-report.hpp"
-#include "run.hpp"
-#include "sampling.hpp"
+#include "lib/common.hpp"
+#include "lib/run.hpp"
+#include "lib/sampling.hpp"
+#include "profile/output.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
