@@ -3,6 +3,7 @@
 // and events, shows row dispositions per CPU, prints driver statistics,
 // and enables or disables rows.
 #include "lib/common.hpp"
+#include "lib/numbers.hpp"
 
 #include <hwpmc/pmc.h>
 

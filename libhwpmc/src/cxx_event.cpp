@@ -5,6 +5,7 @@
 #include "session.hpp"
 #include "spec/aliases.hpp"
 #include "spec/event_spec.hpp"
+#include "spec/soft_events.hpp"
 #include "spec/text.hpp"
 
 #include <hwpmc/hwpmc.hpp>
@@ -78,6 +79,35 @@ event_role role_of(const detail::event_encoding &e) {
     return event_role::other;
 }
 
+event_info describe(std::string_view spec, const detail::spec_context &ctx) {
+    event_info info;
+    info.spec = resolve_perf_alias(spec);
+    const detail::spec_result r = detail::parse_event_spec(info.spec, ctx);
+    if (!r.encoding)
+        throw spec_error(r.error);
+    const auto tokens = detail::split(spec, ',');
+    std::string_view head = trim(tokens.front());
+    if (!perf_soft_name(head).empty()) {
+        info.perf_alias = std::string(head);
+    } else if (const auto colon = head.rfind(':');
+               colon != std::string_view::npos && detail::is_alias(trim(head.substr(0, colon)))) {
+        // perf's modifiers on an alias ("cycles:u"), as the parser takes
+        // them; libpfm4 names keep their own.
+        for (char c : head.substr(colon + 1))
+            info.qualifiers.emplace_back(c == 'u' || c == 'U' ? "usr" : "os");
+        head = trim(head.substr(0, colon));
+    }
+    info.name = std::string(head);
+    for (std::size_t i = 1; i < tokens.size(); ++i)
+        info.qualifiers.emplace_back(trim(tokens[i]));
+    info.cls = r.encoding->cls;
+    info.event = r.encoding->event;
+    info.config = r.encoding->config;
+    info.caps = r.encoding->caps;
+    info.role = role_of(*r.encoding);
+    return info;
+}
+
 } // namespace
 
 std::vector<std::string> split_event_list(std::string_view list) {
@@ -104,32 +134,13 @@ std::string resolve_perf_alias(std::string_view spec) {
 }
 
 event_info device::parse(std::string_view spec) const {
-    event_info info;
-    info.spec = resolve_perf_alias(spec);
-    const detail::spec_result r = detail::parse_event_spec(info.spec, live().info.context());
-    if (!r.encoding)
-        throw spec_error(r.error);
-    const auto tokens = detail::split(spec, ',');
-    std::string_view head = trim(tokens.front());
-    if (!perf_soft_name(head).empty()) {
-        info.perf_alias = std::string(head);
-    } else if (const auto colon = head.rfind(':');
-               colon != std::string_view::npos && detail::is_alias(trim(head.substr(0, colon)))) {
-        // perf's modifiers on an alias ("cycles:u"), as the parser takes
-        // them; libpfm4 names keep their own.
-        for (char c : head.substr(colon + 1))
-            info.qualifiers.emplace_back(c == 'u' || c == 'U' ? "usr" : "os");
-        head = trim(head.substr(0, colon));
-    }
-    info.name = std::string(head);
-    for (std::size_t i = 1; i < tokens.size(); ++i)
-        info.qualifiers.emplace_back(trim(tokens[i]));
-    info.cls = r.encoding->cls;
-    info.event = r.encoding->event;
-    info.config = r.encoding->config;
-    info.caps = r.encoding->caps;
-    info.role = role_of(*r.encoding);
-    return info;
+    return describe(spec, live().info.context());
+}
+
+event_info parse_event(std::string_view spec) {
+    detail::spec_context ctx;
+    ctx.soft = detail::default_soft_events();
+    return describe(spec, ctx);
 }
 
 } // namespace hwpmc

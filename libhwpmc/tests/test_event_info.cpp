@@ -207,3 +207,19 @@ TEST_F(EventInfo, BadSpecifierThrowsTheParsersMessage) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(EventInfoOffline, SoftAndTscWithoutADevice) {
+    EXPECT_TRUE(hwpmc::parse_event("SOFT-CLOCK.PROF").is_clock_prof());
+    EXPECT_TRUE(hwpmc::parse_event("clock.prof").is_clock_prof());
+    EXPECT_TRUE(hwpmc::parse_event("task-clock").is_clock_prof());
+    EXPECT_EQ(hwpmc::parse_event("task-clock").perf_alias, "task-clock");
+    EXPECT_TRUE(hwpmc::parse_event("SCHED.SWITCH").is_soft());
+    EXPECT_FALSE(hwpmc::parse_event("SCHED.SWITCH").is_clock_prof());
+    EXPECT_TRUE(hwpmc::parse_event("tsc").is_tsc());
+    EXPECT_THROW(hwpmc::parse_event("cycles"), hwpmc::spec_error);
+    EXPECT_THROW(hwpmc::parse_event("CLOCK.PROF,usr"), hwpmc::spec_error);
+}
+
+} // namespace

@@ -97,6 +97,11 @@ std::vector<std::string> split_event_list(std::string_view list);
 // is.  Needs no device.
 std::string resolve_perf_alias(std::string_view spec);
 
+// What `spec` names without a device: the SOFT events of <linux/hwpmc.h>
+// and the TSC (perf's software names accepted).  Hardware events need the
+// machine's CPU (device::parse()): here they throw spec_error.
+event_info parse_event(std::string_view spec);
+
 class pmc;
 
 class device {
