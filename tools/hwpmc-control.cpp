@@ -2,7 +2,8 @@
 // hwpmc-control: FreeBSD pmccontrol(8) for hwpmc on Linux.  Lists classes
 // and events, shows row dispositions per CPU, prints driver statistics,
 // and enables or disables rows.
-#include "common.hpp"
+#include "lib/common.hpp"
+#include "lib/numbers.hpp"
 
 #include <hwpmc/pmc.h>
 

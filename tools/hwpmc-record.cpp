@@ -9,9 +9,10 @@
 // its PMCATTACH, PROCEXEC and MAP_IN records before its first sample.  At
 // the end the PMCs are stopped and the log closed (CLOSELOG drains the
 // sample rings into it), and the file is read back for the summary.
-#include "common.hpp"
-#include "run.hpp"
-#include "sampling.hpp"
+#include "lib/common.hpp"
+#include "lib/numbers.hpp"
+#include "lib/run.hpp"
+#include "lib/sampling.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -47,7 +48,6 @@ struct options : sampling_options {
     double duration = 0; // -l SECS (0: none)
     bool quiet = false;
     int verbose = 0;
-    std::vector<std::string> command;
 };
 
 void usage(FILE *out) {
@@ -139,9 +139,9 @@ std::string pct(uint64_t part, uint64_t whole) {
     return buf;
 }
 
-void print_summary(const options &o, const std::string &spec0, uint64_t period0,
-                   const log_summary &ls, const pmc_op_getdriverstats &d0,
-                   const pmc_op_getdriverstats &d1, double elapsed, uint64_t file_size) {
+void print_summary(const options &o, const std::string &rate0, const log_summary &ls,
+                   const pmc_op_getdriverstats &d0, const pmc_op_getdriverstats &d1, double elapsed,
+                   uint64_t file_size) {
     if (!ls.read_ok) {
         std::fprintf(stderr, "%s: cannot read back %s: %s\n", prog, o.output.c_str(),
                      ls.error.c_str());
@@ -154,8 +154,7 @@ void print_summary(const options &o, const std::string &spec0, uint64_t period0,
     std::fprintf(stderr, "%s: %s samples of %s in %.2f s", prog, thousands(ls.samples).c_str(),
                  events.c_str(), elapsed);
     if (o.events.size() == 1)
-        std::fprintf(stderr, " (%s%s)", rate_text(spec0, period0).c_str(),
-                     o.system_wide ? " per CPU" : "");
+        std::fprintf(stderr, " (%s%s)", rate0.c_str(), o.system_wide ? " per CPU" : "");
     std::fprintf(stderr, ", %s dropped\n", thousands(ls.dropped_samples).c_str());
     std::fprintf(stderr, "%s: wrote %s (%s, %s records)%s\n", prog, o.output.c_str(),
                  human_bytes(file_size).c_str(), thousands(ls.records).c_str(),
@@ -228,36 +227,20 @@ int run(options &o) {
     try {
         dev.configure_log(logfd);
     } catch (const std::system_error &e) {
-        report_error(prog, "cannot configure the log", e);
+        explain(prog, "cannot configure the log", e.code().value());
         return 1;
     }
 
-    std::vector<sampler> samplers;
-    if (!allocate_samplers(prog, dev, o, &samplers))
+    samplers pmcs(prog);
+    if (!pmcs.allocate(dev, o))
         return 1;
-
-    signals::setup(prog);
-    stopped_child ch;
-    if (!o.command.empty()) {
-        if (!ch.fork(prog, o.command))
-            return 1;
-        // Its wait on the pipe then happens before sampling starts.
-        ch.wait_until_waiting();
-    }
-    if (!o.system_wide) {
-        std::vector<pid_t> targets = o.pids;
-        if (targets.empty())
-            targets.push_back(ch.pid());
-        for (pid_t p : targets)
-            if (!attach_samplers(prog, samplers, p))
-                return 1;
-    }
     pmc_op_getdriverstats d0{}, d1{};
     try {
         d0 = dev.driver_stats();
     } catch (const std::system_error &) {
     }
-    if (!start_samplers(prog, samplers))
+    stopped_child ch;
+    if (!pmcs.start(o, ch))
         return 1;
     double t0 = monotonic_seconds();
 
@@ -304,7 +287,7 @@ int run(options &o) {
     signals::forward_to(0);
     if (progress_shown)
         std::fprintf(stderr, "\r\033[K");
-    stop_samplers(samplers);
+    pmcs.stop();
     // CLOSELOG: the rings are drained, the CLOSELOG record written, and the
     // writer's error (if any) returned.
     try {
@@ -322,9 +305,8 @@ int run(options &o) {
     } catch (const std::system_error &) {
         d1 = d0;
     }
-    const std::string spec0 = samplers[0].spec;
-    const uint64_t period0 = samplers[0].period;
-    samplers.clear(); // release the PMCs
+    const std::string rate0 = pmcs.rate0();
+    pmcs.clear(); // release the PMCs
     struct stat fs {};
     fstat(logfd, &fs);
     close(logfd);
@@ -338,7 +320,7 @@ int run(options &o) {
     }
     if (!o.quiet && !exec_failed) {
         log_summary ls = summarize(o.output);
-        print_summary(o, spec0, period0, ls, d0, d1, elapsed, static_cast<uint64_t>(fs.st_size));
+        print_summary(o, rate0, ls, d0, d1, elapsed, static_cast<uint64_t>(fs.st_size));
         if (!ls.read_ok)
             return 1;
     }
@@ -395,11 +377,6 @@ int main(int argc, char **argv) {
         usage_error(prog, "nothing to sample: give a COMMAND, -p PID or -a");
     if (o.freq > 0 && o.freq > 1e6)
         usage_error(prog, "-F: at most 1000000 Hz");
-    if (o.events.empty())
-        o.events.push_back("SOFT-CLOCK.PROF");
-    for (const auto &e : o.events)
-        if (o.freq > 0 && !is_clock_prof(e))
-            usage_error(prog, "-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" +
-                                  e + "' a period with -c PERIOD");
+    finish_sampling_options(prog, &o);
     return run(o);
 }

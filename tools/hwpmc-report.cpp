@@ -7,8 +7,10 @@
 // placed in files through the MAP_IN records of the sample's process at
 // the sample's time (inherited at PROCFORK, reset at PROCEXEC) and named
 // from the files' ELF symbol tables; kernel addresses from /proc/kallsyms.
-#include "hwpmc-report.hpp"
-#include "common.hpp"
+#include "lib/common.hpp"
+#include "lib/lists.hpp"
+#include "lib/numbers.hpp"
+#include "profile/output.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -94,20 +96,12 @@ void usage(FILE *out) {
 }
 
 std::set<uint32_t> parse_ids(const char *arg, const char *opt) {
-    std::set<uint32_t> out;
-    std::stringstream ss(arg);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-        char *end;
-        errno = 0;
-        unsigned long v = std::strtoul(tok.c_str(), &end, 10);
-        if (tok.empty() || *end || errno || v > UINT32_MAX || tok[0] == '-')
-            usage_error(std::string(opt) + " wants numbers separated by commas, not '" + arg + "'");
-        out.insert(static_cast<uint32_t>(v));
-    }
-    if (out.empty())
+    std::vector<uint64_t> ids;
+    if (!*arg)
         usage_error(std::string(opt) + " wants numbers separated by commas");
-    return out;
+    if (!parse_number_list(arg, 0, UINT32_MAX, &ids))
+        usage_error(std::string(opt) + " wants numbers separated by commas, not '" + arg + "'");
+    return std::set<uint32_t>(ids.begin(), ids.end());
 }
 
 std::string upper(std::string s) {
@@ -126,18 +120,7 @@ bool event_matches(const std::string &event, const std::string &want) {
 std::string rate_text(const pmc_desc &d) {
     if (!d.rate)
         return "counting";
-    std::string h = upper(d.event);
-    if (h == "SOFT-CLOCK.PROF" || h == "CLOCK.PROF") {
-        double hz = 1e9 / static_cast<double>(d.rate);
-        char buf[32];
-        if (hz >= 1 && std::fabs(hz - std::round(hz)) < 0.005)
-            std::snprintf(buf, sizeof(buf), "%s",
-                          thousands(static_cast<uint64_t>(std::round(hz))).c_str());
-        else
-            std::snprintf(buf, sizeof(buf), "%.3g", hz);
-        return "every " + thousands(d.rate) + " ns of CPU time (" + buf + " Hz)";
-    }
-    return "every " + thousands(d.rate) + " events";
+    return hwpmc_tools::rate_text(d.clock_prof, d.rate);
 }
 
 // The log, read to its end or to the first fault (reported).
@@ -454,11 +437,10 @@ int main(int argc, char **argv) {
             o.user_only = true;
             break;
         case opt_percent_limit: {
-            char *end;
-            double v = std::strtod(optarg, &end);
-            if (!*optarg || *end || !(v >= 0) || v > 100)
+            auto v = to_number(optarg);
+            if (!v || !(*v >= 0) || *v > 100)
                 usage_error(std::string("--percent-limit wants 0 to 100, not '") + optarg + "'");
-            o.text.percent_limit = v;
+            o.text.percent_limit = *v;
             break;
         }
         case 'q':

@@ -8,8 +8,13 @@
 // exec, so nothing of the command is missed.  The child's one wait on that
 // pipe happens before counting starts, so a command's SCHED.SWITCH count
 // is its own context switches from its exec on.
-#include "common.hpp"
-#include "run.hpp"
+#include "lib/common.hpp"
+#include "lib/lists.hpp"
+#include "lib/numbers.hpp"
+#include "lib/pmc_group.hpp"
+#include "lib/run.hpp"
+#include "stat/events.hpp"
+#include "stat/printer.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -40,53 +45,22 @@ namespace {
 
 const char *prog = "hwpmc-stat";
 
-// ---------------------------------------------------------------------------
-// Options and events
+using namespace hwpmc_stat;
+using hwpmc_tools::cpu_list_string;
+using hwpmc_tools::exit_status_of;
+using hwpmc_tools::monotonic_seconds;
+using hwpmc_tools::parse_at_least;
+using hwpmc_tools::parse_cpu_list;
+using hwpmc_tools::parse_pid_list;
+using hwpmc_tools::pmc_group;
+using hwpmc_tools::proc_state;
+using hwpmc_tools::run_watch;
+using hwpmc_tools::stopped_child;
+namespace signals = hwpmc_tools::signals;
 
-enum class scope {
-    process,
-    system
-};
-enum class kind {
-    other,
-    clock_prof,
-    cycles,
-    instructions
-};
-enum class format {
-    human,
-    csv,
-    json
-};
-
-struct event_req {
-    std::string spec; // what pmc_allocate() gets
-    std::string name; // what is printed
-    scope sc = scope::process;
-    bool optional = false;     // from the default set: skipped where it cannot be counted
-    bool scope_from_a = false; // an -e event: system scope iff -a
-    kind k = kind::other;
-};
-
-struct options {
-    std::vector<event_req> events;
-    std::vector<pid_t> pids; // -p PID / -t PID
-    bool system_wide = false;
-    std::vector<int> cpus; // -C; empty: every online CPU
-    bool cpus_given = false;
-    bool no_aggr = false;
-    bool inherit = true;
-    double interval_ms = 0;
-    long timeout_ms = 0;
-    int repeat = 1;
-    format fmt = format::human;
-    std::string sep = ",";
-    std::string output;
-    bool append = false;
-    bool big_num = true;
-    int verbose = 0;
-    std::vector<std::string> command;
-};
+double now() {
+    return monotonic_seconds();
+}
 
 void usage(FILE *out) {
     std::fprintf(
@@ -191,101 +165,6 @@ void usage(FILE *out) {
     hwpmc_tools::usage_error(prog, msg);
 }
 
-std::string upper(std::string s) {
-    for (auto &c : s)
-        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
-
-bool iequals(const std::string &a, const char *b) {
-    return strcasecmp(a.c_str(), b) == 0;
-}
-
-// perf's software event names, mapped to hwpmc's SOFT events.
-const char *perf_alias(const std::string &name) {
-    static const struct {
-        const char *perf, *soft;
-    } aliases[] = {
-        {"task-clock", "SOFT-CLOCK.PROF"},    {"context-switches", "SOFT-SCHED.SWITCH"},
-        {"cs", "SOFT-SCHED.SWITCH"},          {"cpu-migrations", "SOFT-SCHED.MIGRATE"},
-        {"migrations", "SOFT-SCHED.MIGRATE"}, {"page-faults", "SOFT-PAGE_FAULT.ALL"},
-        {"faults", "SOFT-PAGE_FAULT.ALL"},
-    };
-    for (auto &a : aliases)
-        if (iequals(name, a.perf))
-            return a.soft;
-    return nullptr;
-}
-
-// What derived figures an event takes part in, from its name.
-kind kind_of(const std::string &spec) {
-    std::string head = upper(spec.substr(0, spec.find(',')));
-    if (head.rfind("SOFT-", 0) == 0)
-        head = head.substr(5);
-    if (head == "CLOCK.PROF")
-        return kind::clock_prof;
-    static const char *insns[] = {"INSTRUCTIONS",       "IAF-INSTR_RETIRED_ANY",
-                                  "INSTR_RETIRED_ANY",  "INST_RETIRED.ANY",
-                                  "INST_RETIRED.ANY_P", "INST_RETIRED:ANY",
-                                  "INST_RETIRED:ANY_P", "RETIRED_INSTRUCTIONS"};
-    static const char *cycles[] = {"CYCLES",
-                                   "UNHALTED-CYCLES",
-                                   "IAF-CPU_CLK_UNHALTED_CORE",
-                                   "CPU_CLK_UNHALTED_CORE",
-                                   "CPU_CLK_UNHALTED.THREAD",
-                                   "CPU_CLK_UNHALTED.THREAD_P",
-                                   "CPU_CLK_UNHALTED:THREAD",
-                                   "CPU_CLK_UNHALTED:THREAD_P",
-                                   "CYCLES_NOT_IN_HALT"};
-    for (auto n : insns)
-        if (head == n)
-            return kind::instructions;
-    for (auto n : cycles)
-        if (head == n)
-            return kind::cycles;
-    return kind::other;
-}
-
-bool is_qualifier(const std::string &tok) {
-    if (tok.find('=') != std::string::npos)
-        return true;
-    for (auto q : {"usr", "os", "edge", "inv", "anythread"})
-        if (iequals(tok, q))
-            return true;
-    return false;
-}
-
-// "cycles,usr,instructions" -> {"cycles,usr", "instructions"}.
-std::vector<std::string> split_events(const std::string &arg) {
-    std::vector<std::string> out;
-    std::stringstream ss(arg);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-        if (!out.empty() && is_qualifier(tok))
-            out.back() += "," + tok;
-        else
-            out.push_back(tok);
-    }
-    if (!arg.empty() && arg.back() == ',')
-        out.push_back("");
-    return out;
-}
-
-void add_events(options &o, const std::string &arg, scope sc, bool from_e) {
-    for (auto &s : split_events(arg)) {
-        if (s.empty())
-            usage_error("empty event in '" + arg + "'");
-        event_req e;
-        const char *alias = perf_alias(s.substr(0, s.find(',')));
-        e.spec = alias ? std::string(alias) + s.substr(std::min(s.size(), s.find(','))) : s;
-        e.name = s;
-        e.sc = sc;
-        e.scope_from_a = from_e;
-        e.k = kind_of(e.spec);
-        o.events.push_back(e);
-    }
-}
-
 bool all_digits_commas(const char *s) {
     if (!*s || !std::isdigit(static_cast<unsigned char>(*s)))
         return false;
@@ -295,63 +174,22 @@ bool all_digits_commas(const char *s) {
     return true;
 }
 
-std::vector<pid_t> parse_pids(const std::string &arg, const char *opt) {
-    std::vector<pid_t> pids;
-    std::stringstream ss(arg);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-        char *end;
-        errno = 0;
-        long v = std::strtol(tok.c_str(), &end, 10);
-        if (tok.empty() || *end || errno || v <= 0 || v > 0x3fffffff)
-            usage_error(std::string(opt) + " wants process ids, not '" + arg + "'");
-        pids.push_back(static_cast<pid_t>(v));
-    }
-    return pids;
+void add_pids(options &o, const char *arg, const char *opt) {
+    if (!parse_pid_list(arg, &o.pids))
+        usage_error(std::string(opt) + " wants process ids, not '" + arg + "'");
 }
 
-// CPU lists ("0,2-3") and the online CPUs: shared with the other tools.
-using hwpmc_tools::cpu_list_string;
-using hwpmc_tools::exit_status_of;
-using hwpmc_tools::monotonic_seconds;
-using hwpmc_tools::online_cpus;
-using hwpmc_tools::parse_cpu_list;
-using hwpmc_tools::proc_state;
-using hwpmc_tools::run_watch;
-using hwpmc_tools::stopped_child;
-namespace signals = hwpmc_tools::signals;
+void add_event_arg(options &o, const std::string &arg, scope sc, bool from_e) {
+    if (!hwpmc_stat::add_events(o, arg, sc, from_e))
+        usage_error("empty event in '" + arg + "'");
+}
 
 double parse_double(const char *arg, const char *opt, double min) {
-    char *end;
-    errno = 0;
-    double v = std::strtod(arg, &end);
-    if (!*arg || *end || errno || !(v >= min) || !std::isfinite(v))
-        usage_error(std::string(opt) + " wants a number >= " +
-                    (min == std::floor(min) ? std::to_string(static_cast<long>(min))
-                                            : std::to_string(min)) +
-                    ", not '" + arg + "'");
-    return v;
-}
-
-// ---------------------------------------------------------------------------
-// Time, signals
-
-double now() {
-    return monotonic_seconds();
+    return parse_at_least(prog, arg, opt, min);
 }
 
 // ---------------------------------------------------------------------------
 // Counters
-
-struct slot {
-    size_t ev; // index into options::events
-    int cpu;   // -1: process scope
-};
-
-struct counters {
-    std::vector<slot> slots;
-    std::vector<hwpmc::pmc> pmcs; // parallel to slots
-};
 
 // A failure that means "this machine cannot count that event".
 bool unavailable(int err) {
@@ -359,488 +197,48 @@ bool unavailable(int err) {
            err == ENXIO;
 }
 
-std::string scope_word(scope sc) {
-    return sc == scope::process ? "process" : "system";
-}
-
-// Report why `e` could not be allocated.
-void allocation_error(const event_req &e, int cpu, const std::system_error &x, bool is_spec) {
-    if (is_spec) {
-        // what() ends in ": Invalid argument": the message says more.
-        std::string msg = x.what(), tail = std::string(": ") + std::strerror(EINVAL);
-        if (msg.size() > tail.size() &&
-            msg.compare(msg.size() - tail.size(), tail.size(), tail) == 0)
-            msg.resize(msg.size() - tail.size());
-        std::fprintf(stderr, "%s: event '%s': %s\n", prog, e.name.c_str(), msg.c_str());
-        return;
-    }
-    int err = x.code().value();
-    std::string what = "cannot count '" + e.name + "' in " + scope_word(e.sc) + " scope";
-    if (cpu >= 0)
-        what += " on CPU " + std::to_string(cpu);
-    if (err == ENXIO && cpu >= 0) {
-        std::fprintf(stderr, "%s: %s: CPU %d is offline\n", prog, what.c_str(), cpu);
-        return;
-    }
-    hwpmc_tools::explain(prog, what.c_str(), err);
-    if (err == EINVAL && e.sc == scope::process && upper(e.spec) == "TSC")
-        std::fprintf(stderr, "  The TSC counts only system-wide: use -a (or -s tsc).\n");
-    else if (err == EINVAL && e.sc == scope::process)
-        std::fprintf(stderr, "  This event may count only system-wide: try -a.\n");
-}
-
 // Allocate every event (per CPU for system scope).  With `resolve`, events
 // of the default set that this machine cannot count are dropped from `o`.
 // Returns false (after saying why) on failure.
-bool allocate_all(hwpmc::device &dev, options &o, const std::vector<int> &cpus, counters *c,
-                  bool resolve) {
-    c->slots.clear();
-    c->pmcs.clear();
+bool allocate_all(hwpmc::device &dev, options &o, pmc_group *c, bool resolve) {
+    c->clear();
     std::vector<event_req> kept;
+    const auto reqs = requests_of(o);
     for (size_t i = 0; i < o.events.size(); i++) {
         const event_req &e = o.events[i];
-        std::vector<int> where = e.sc == scope::system ? cpus : std::vector<int>{-1};
-        size_t first = c->pmcs.size();
-        bool ok = true;
-        for (int cpu : where) {
-            try {
-                uint32_t flags = e.sc == scope::process && o.inherit ? PMC_F_DESCENDANTS : 0;
-                c->pmcs.push_back(dev.allocate(
-                    e.spec, e.sc == scope::system ? PMC_MODE_SC : PMC_MODE_TC, flags, cpu));
-                c->slots.push_back({resolve ? kept.size() : i, cpu});
-            } catch (const hwpmc::spec_error &x) {
-                if (resolve && e.optional) {
-                    if (o.verbose)
-                        std::fprintf(stderr, "%s: skipping %s: %s\n", prog, e.name.c_str(),
-                                     x.what());
-                    ok = false;
-                    break;
-                }
-                allocation_error(e, cpu, x, true);
-                return false;
-            } catch (const std::system_error &x) {
-                int err = x.code().value();
-                if (resolve && e.optional && unavailable(err)) {
-                    if (o.verbose || err == EBUSY)
-                        std::fprintf(stderr, "%s: %s %s: %s%s\n", prog,
-                                     o.verbose ? "skipping" : "note: not counting", e.name.c_str(),
-                                     std::strerror(err),
-                                     err == EBUSY ? " (see 'hwpmc-control -l'; the NMI "
-                                                    "watchdog may hold a counter)"
-                                                  : "");
-                    ok = false;
-                    break;
-                }
-                allocation_error(e, cpu, x, false);
-                return false;
-            }
-        }
-        if (!ok) {
-            c->pmcs.erase(c->pmcs.begin() + static_cast<long>(first), c->pmcs.end());
-            c->slots.erase(c->slots.begin() + static_cast<long>(first), c->slots.end());
+        pmc_group::failure f;
+        if (c->allocate(dev, resolve ? kept.size() : i, reqs[i], o.cpus, &f)) {
+            if (resolve)
+                kept.push_back(e);
             continue;
         }
-        if (resolve)
-            kept.push_back(e);
+        if (resolve && e.optional && (f.spec || unavailable(f.err))) {
+            if (f.spec) {
+                if (o.verbose)
+                    std::fprintf(stderr, "%s: skipping %s: %s\n", prog, e.name.c_str(),
+                                 f.what.c_str());
+            } else if (o.verbose || f.err == EBUSY) {
+                std::fprintf(stderr, "%s: %s %s: %s%s\n", prog,
+                             o.verbose ? "skipping" : "note: not counting", e.name.c_str(),
+                             std::strerror(f.err),
+                             f.err == EBUSY ? " (see 'hwpmc-control -l'; the NMI "
+                                              "watchdog may hold a counter)"
+                                            : "");
+            }
+            continue;
+        }
+        c->explain_allocation(reqs[i], f);
+        return false;
     }
     if (resolve)
         o.events = kept;
-    if (c->pmcs.empty()) {
+    if (c->empty()) {
         std::fprintf(stderr, "%s: none of the default events can be counted here%s\n", prog,
                      o.verbose ? "" : " (-v says why)");
         return false;
     }
     return true;
 }
-
-bool attach_all(counters &c, const options &o, pid_t pid) {
-    for (size_t i = 0; i < c.pmcs.size(); i++) {
-        if (c.slots[i].cpu >= 0)
-            continue;
-        try {
-            c.pmcs[i].attach(pid);
-        } catch (const std::system_error &x) {
-            int err = x.code().value();
-            const std::string &name = o.events[c.slots[i].ev].name;
-            if (err == ESRCH) {
-                std::fprintf(stderr,
-                             "%s: cannot attach %s to process %d: %s (no such process, or it "
-                             "is exiting)\n",
-                             prog, name.c_str(), pid, std::strerror(err));
-            } else {
-                std::string what = "cannot attach " + name + " to process " + std::to_string(pid);
-                hwpmc_tools::explain(prog, what.c_str(), err);
-            }
-            return false;
-        }
-    }
-    return true;
-}
-
-bool start_all(counters &c, const options &o) {
-    for (size_t i = 0; i < c.pmcs.size(); i++) {
-        try {
-            c.pmcs[i].start();
-        } catch (const std::system_error &x) {
-            std::string what = "cannot start " + o.events[c.slots[i].ev].name;
-            if (c.slots[i].cpu >= 0)
-                what += " on CPU " + std::to_string(c.slots[i].cpu);
-            hwpmc_tools::explain(prog, what.c_str(), x.code().value());
-            return false;
-        }
-    }
-    return true;
-}
-
-void stop_all(counters &c) {
-    for (auto &p : c.pmcs) {
-        try {
-            p.stop();
-        } catch (const std::system_error &) {
-            // a CPU went offline: its count stays as it was
-        }
-    }
-}
-
-bool read_all(counters &c, const options &o, std::vector<uint64_t> *v) {
-    v->resize(c.pmcs.size());
-    for (size_t i = 0; i < c.pmcs.size(); i++) {
-        try {
-            (*v)[i] = c.pmcs[i].read();
-        } catch (const std::system_error &x) {
-            if (x.code().value() == ENXIO)
-                continue; // CPU offline: keep the last value
-            std::string what = "cannot read " + o.events[c.slots[i].ev].name;
-            hwpmc_tools::explain(prog, what.c_str(), x.code().value());
-            return false;
-        }
-    }
-    return true;
-}
-
-// ---------------------------------------------------------------------------
-// Output
-
-struct row {
-    size_t ev;
-    int cpu;                     // -1: the process, or the sum of the CPUs
-    std::vector<uint64_t> runs;  // one value per run
-    double mean = 0, rel_sd = 0; // rel_sd: stddev of the mean, % of the mean
-};
-
-void fill_stats(std::vector<double> xs, double *mean, double *rel_sd) {
-    double n = static_cast<double>(xs.size()), sum = 0, sq = 0;
-    for (double x : xs)
-        sum += x;
-    *mean = n ? sum / n : 0;
-    for (double x : xs)
-        sq += (x - *mean) * (x - *mean);
-    double sd_mean = xs.size() > 1 ? std::sqrt(sq / (n - 1) / n) : 0;
-    *rel_sd = *mean != 0 ? 100.0 * sd_mean / *mean : 0;
-}
-
-// Rows to print, from per-run slot values: per CPU (-A) or summed.
-std::vector<row> make_rows(const options &o, const counters &c,
-                           const std::vector<std::vector<uint64_t>> &runs) {
-    std::vector<row> rows;
-    for (size_t e = 0; e < o.events.size(); e++) {
-        std::vector<int> cpus;
-        for (const auto &s : c.slots)
-            if (s.ev == e)
-                cpus.push_back(o.no_aggr ? s.cpu : -1);
-        cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-        for (int cpu : cpus) {
-            row r{e, cpu, {}};
-            for (const auto &v : runs) {
-                uint64_t sum = 0;
-                for (size_t i = 0; i < c.slots.size(); i++)
-                    if (c.slots[i].ev == e && (cpu < 0 || c.slots[i].cpu == cpu))
-                        sum += v[i];
-                r.runs.push_back(sum);
-            }
-            std::vector<double> xs(r.runs.begin(), r.runs.end());
-            fill_stats(xs, &r.mean, &r.rel_sd);
-            rows.push_back(r);
-        }
-    }
-    return rows;
-}
-
-struct metric {
-    double value = 0;
-    std::string unit;
-};
-
-// The derived figure of `r`, from the rows of the same scope and CPU.
-std::optional<metric> metric_of(const options &o, const row &r, const std::vector<row> &rows,
-                                double elapsed) {
-    const event_req &e = o.events[r.ev];
-    auto find = [&](kind k) -> const row * {
-        for (const auto &x : rows)
-            if (o.events[x.ev].k == k && o.events[x.ev].sc == e.sc && x.cpu == r.cpu)
-                return &x;
-        return nullptr;
-    };
-    const row *prof = find(kind::clock_prof);
-    if (e.k == kind::clock_prof) {
-        if (elapsed <= 0)
-            return std::nullopt;
-        return metric{r.mean / 1e9 / elapsed, "CPUs utilized"};
-    }
-    if (e.k == kind::instructions) {
-        const row *cyc = find(kind::cycles);
-        if (cyc && cyc->mean > 0)
-            return metric{r.mean / cyc->mean, "insn per cycle"};
-    }
-    if (e.k == kind::cycles && prof && prof->mean > 0)
-        return metric{r.mean / prof->mean, "GHz"};
-    double secs = prof && prof->mean > 0 ? prof->mean / 1e9 : elapsed;
-    if (secs <= 0)
-        return std::nullopt;
-    double rate = r.mean / secs;
-    static const struct {
-        double f;
-        const char *unit;
-    } scales[] = {{1e9, "G/sec"}, {1e6, "M/sec"}, {1e3, "K/sec"}};
-    for (auto &s : scales)
-        if (rate >= s.f)
-            return metric{rate / s.f, s.unit};
-    return metric{rate, "/sec"};
-}
-
-std::string fmt(const char *f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), f, v);
-    return buf;
-}
-
-// Thousands separators on the integer part of a formatted number.
-std::string group(const std::string &num, bool big) {
-    if (!big)
-        return num;
-    size_t start = num[0] == '-' ? 1 : 0, dot = num.find('.');
-    size_t end = dot == std::string::npos ? num.size() : dot;
-    std::string out = num.substr(0, start), ip = num.substr(start, end - start);
-    int n = static_cast<int>(ip.size());
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            out += ',';
-        out += ip[static_cast<size_t>(i)];
-    }
-    return out + num.substr(end);
-}
-
-class printer {
-public:
-    printer(FILE *out, const options &o) : out_(out), o_(o) {}
-
-    bool mixed() const {
-        bool p = false, s = false;
-        for (const auto &e : o_.events)
-            (e.sc == scope::process ? p : s) = true;
-        return p && s;
-    }
-
-    std::string event_name(const event_req &e) const {
-        if (!mixed())
-            return e.name;
-        return (e.sc == scope::process ? "p/" : "s/") + e.name;
-    }
-
-    // The value in the event's unit, for -x and -j.
-    std::string value_text(const event_req &e, const row &r) const {
-        if (e.k == kind::clock_prof)
-            return fmt("%.6f", r.mean / 1e6);
-        if (r.runs.size() == 1)
-            return std::to_string(r.runs[0]);
-        return fmt("%.2f", r.mean);
-    }
-
-    std::string field(const std::string &s) const {
-        if (s.find(o_.sep) == std::string::npos && s.find('"') == std::string::npos)
-            return s;
-        std::string q = "\"";
-        for (char ch : s)
-            q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-        return q + "\"";
-    }
-
-    static std::string json_str(const std::string &s) {
-        std::string q = "\"";
-        for (unsigned char ch : s) {
-            if (ch == '"' || ch == '\\') {
-                q += '\\';
-                q += static_cast<char>(ch);
-            } else if (ch < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof(buf), "\\u%04x", ch);
-                q += buf;
-            } else {
-                q += static_cast<char>(ch);
-            }
-        }
-        return q + "\"";
-    }
-
-    void header(const std::string &what) {
-        if (o_.fmt != format::human)
-            return;
-        std::fprintf(out_, "\n Performance counter stats for %s", what.c_str());
-        if (o_.repeat > 1)
-            std::fprintf(out_, " (%d runs)", o_.repeat);
-        std::fprintf(out_, ":\n\n");
-    }
-
-    // The counters; `interval` >= 0: a row of -I (seconds since the start).
-    void counters(const std::vector<row> &rows, double elapsed, double interval = -1) {
-        for (const auto &r : rows) {
-            const event_req &e = o_.events[r.ev];
-            auto m = metric_of(o_, r, rows, elapsed);
-            switch (o_.fmt) {
-            case format::human:
-                human_row(e, r, m, interval);
-                break;
-            case format::csv:
-                csv_row(e, r, m, elapsed, interval);
-                break;
-            case format::json:
-                json_row(e, r, m, elapsed, interval);
-                break;
-            }
-        }
-        std::fflush(out_);
-    }
-
-    void interval_header() {
-        if (o_.fmt != format::human)
-            return;
-        if (o_.no_aggr)
-            std::fprintf(out_, "#%14s %-6s %18s %-4s %s\n", "time", "CPU", "counts", "unit",
-                         "events");
-        else
-            std::fprintf(out_, "#%14s %18s %-4s %s\n", "time", "counts", "unit", "events");
-    }
-
-    void footer(const std::vector<double> &elapsed, const std::vector<double> &user,
-                const std::vector<double> &sys, int exit_status, bool command) {
-        double mean, rel;
-        fill_stats(elapsed, &mean, &rel);
-        if (o_.fmt == format::json) {
-            std::string s = "{\"time-elapsed\" : " + fmt("%.9f", mean);
-            if (elapsed.size() > 1)
-                s += ", \"time-elapsed-variance\" : " + fmt("%.2f", rel);
-            if (command) {
-                double u, us, y, ys;
-                fill_stats(user, &u, &us);
-                fill_stats(sys, &y, &ys);
-                s +=
-                    ", \"user-time\" : " + fmt("%.6f", u) + ", \"system-time\" : " + fmt("%.6f", y);
-            }
-            s += ", \"runs\" : " + std::to_string(elapsed.size()) +
-                 ", \"exit-status\" : " + std::to_string(exit_status) + "}";
-            std::fprintf(out_, "%s\n", s.c_str());
-        }
-        if (o_.fmt != format::human)
-            return;
-        if (elapsed.size() > 1)
-            std::fprintf(out_, "\n  %16.9f +- %.9f seconds time elapsed  ( +- %5.2f%% )\n", mean,
-                         mean * rel / 100, rel);
-        else
-            std::fprintf(out_, "\n  %16.9f seconds time elapsed\n", mean);
-        if (command) {
-            double u, us, y, ys;
-            fill_stats(user, &u, &us);
-            fill_stats(sys, &y, &ys);
-            std::fprintf(out_, "\n  %16.9f seconds user\n  %16.9f seconds sys\n", u, y);
-        }
-        std::fprintf(out_, "\n");
-        std::fflush(out_);
-    }
-
-private:
-    void human_row(const event_req &e, const row &r, const std::optional<metric> &m,
-                   double interval) {
-        std::string line;
-        if (interval >= 0)
-            line += fmt("%15.9f ", interval);
-        if (r.cpu >= 0) {
-            char buf[32];
-            std::snprintf(buf, sizeof(buf), "CPU%-4d", r.cpu);
-            line += buf;
-        }
-        std::string value, unit = "    ";
-        if (e.k == kind::clock_prof) {
-            value = group(fmt("%.2f", r.mean / 1e6), o_.big_num);
-            unit = "msec";
-        } else {
-            value = group(fmt("%.0f", r.mean), o_.big_num);
-            if (r.runs.size() == 1)
-                value = o_.big_num ? hwpmc_tools::thousands(r.runs[0]) : std::to_string(r.runs[0]);
-        }
-        char buf[512];
-        std::snprintf(buf, sizeof(buf), "%18s %s %-26s", value.c_str(), unit.c_str(),
-                      event_name(e).c_str());
-        line += buf;
-        if (m) {
-            const char *f = m->unit == "insn per cycle" ? "%9.2f" : "%9.3f";
-            line += " # " + fmt(f, m->value) + " " + m->unit;
-        }
-        if (r.runs.size() > 1) {
-            size_t pad = line.size() < 80 ? 80 - line.size() : 1;
-            line += std::string(pad, ' ') + fmt("( +- %5.2f%% )", r.rel_sd);
-        }
-        std::fprintf(out_, "%s\n", line.c_str());
-    }
-
-    void csv_row(const event_req &e, const row &r, const std::optional<metric> &m, double elapsed,
-                 double interval) {
-        std::vector<std::string> f;
-        if (interval >= 0)
-            f.push_back(fmt("%.9f", interval));
-        if (r.cpu >= 0)
-            f.push_back("CPU" + std::to_string(r.cpu));
-        f.push_back(value_text(e, r));
-        f.push_back(e.k == kind::clock_prof ? "msec" : "");
-        f.push_back(event_name(e));
-        if (r.runs.size() > 1)
-            f.push_back(fmt("%.2f%%", r.rel_sd));
-        f.push_back(fmt("%.0f", elapsed * 1e9));
-        f.push_back("100.00");
-        f.push_back(m ? fmt("%.3f", m->value) : "");
-        f.push_back(m ? m->unit : "");
-        std::string line;
-        for (size_t i = 0; i < f.size(); i++)
-            line += (i ? o_.sep : "") + field(f[i]);
-        std::fprintf(out_, "%s\n", line.c_str());
-    }
-
-    void json_row(const event_req &e, const row &r, const std::optional<metric> &m, double elapsed,
-                  double interval) {
-        std::string s = "{";
-        if (interval >= 0)
-            s += "\"interval\" : " + fmt("%.9f", interval) + ", ";
-        if (r.cpu >= 0)
-            s += "\"cpu\" : " + std::to_string(r.cpu) + ", ";
-        s += "\"counter-value\" : " + value_text(e, r);
-        s += ", \"unit\" : " + json_str(e.k == kind::clock_prof ? "msec" : "");
-        s += ", \"event\" : " + json_str(event_name(e));
-        s += ", \"scope\" : " + json_str(scope_word(e.sc));
-        s += ", \"count\" : " +
-             (r.runs.size() == 1 ? std::to_string(r.runs[0]) : fmt("%.2f", r.mean));
-        if (r.runs.size() > 1)
-            s += ", \"variance\" : " + fmt("%.2f", r.rel_sd);
-        s += ", \"event-runtime\" : " + fmt("%.0f", elapsed * 1e9);
-        s += ", \"pcnt-running\" : 100.00";
-        if (m)
-            s += ", \"metric-value\" : " + fmt("%.6f", m->value) +
-                 ", \"metric-unit\" : " + json_str(m->unit);
-        s += "}";
-        std::fprintf(out_, "%s\n", s.c_str());
-    }
-
-    FILE *out_;
-    const options &o_;
-};
 
 // ---------------------------------------------------------------------------
 // Running
@@ -884,8 +282,9 @@ struct run_result {
 };
 
 // One measurement.  Everything is allocated already.
-run_result run_once(options &o, counters &c, printer &pr) {
+run_result run_once(options &o, pmc_group &c, printer &pr) {
     run_result res;
+    const auto reqs = requests_of(o);
     const bool has_proc_events =
         std::any_of(o.events.begin(), o.events.end(),
                     [](const event_req &e) { return e.sc == scope::process; });
@@ -902,29 +301,29 @@ run_result run_once(options &o, counters &c, printer &pr) {
     }
     if (has_proc_events) {
         if (o.pids.empty()) {
-            if (!attach_all(c, o, ch.pid())) {
+            if (!c.attach(ch.pid(), reqs)) {
                 res.failed = true;
                 return res;
             }
         } else {
             for (pid_t p : o.pids)
-                if (!attach_all(c, o, p)) {
+                if (!c.attach(p, reqs)) {
                     res.failed = true;
                     return res;
                 }
         }
     }
-    if (!start_all(c, o)) {
+    if (!c.start(reqs)) {
         res.failed = true;
         return res;
     }
     // The TSC can be neither written nor stopped: count from its value now.
-    std::vector<uint64_t> base(c.pmcs.size(), 0);
-    for (size_t i = 0; i < c.pmcs.size(); i++) {
-        if (c.pmcs[i].cls() != PMC_CLASS_TSC)
+    std::vector<uint64_t> base(c.size(), 0);
+    for (size_t i = 0; i < c.size(); i++) {
+        if (c.members()[i].pmc.cls() != PMC_CLASS_TSC)
             continue;
         try {
-            base[i] = c.pmcs[i].read();
+            base[i] = c.members()[i].pmc.read();
         } catch (const std::system_error &) {
         }
     }
@@ -957,7 +356,7 @@ run_result run_once(options &o, counters &c, printer &pr) {
         signals::forward_to(ch.pid());
         if (int st = ch.start(prog, o.command)) {
             signals::forward_to(0);
-            stop_all(c);
+            c.stop();
             res.status = st;
             res.stop = true;
             res.failed = true;
@@ -972,7 +371,7 @@ run_result run_once(options &o, counters &c, printer &pr) {
     double last_tick = t0;
     bool header_done = false;
     auto print_interval = [&](double t) {
-        if (!read_all(c, o, &cur))
+        if (!c.read(reqs, &cur))
             return false;
         std::vector<uint64_t> delta(cur.size());
         for (size_t i = 0; i < cur.size(); i++)
@@ -982,7 +381,7 @@ run_result run_once(options &o, counters &c, printer &pr) {
             pr.interval_header();
             header_done = true;
         }
-        pr.counters(make_rows(o, c, {delta}), t - last_tick, t - t0);
+        pr.counters(make_rows(o, c.members(), {delta}), t - last_tick, t - t0);
         last_tick = t;
         return true;
     };
@@ -1009,8 +408,8 @@ run_result run_once(options &o, counters &c, printer &pr) {
     const struct rusage &ru = watch.usage();
     double t1 = now();
     signals::forward_to(0);
-    stop_all(c);
-    if (!read_all(c, o, &res.values))
+    c.stop();
+    if (!c.read(reqs, &res.values))
         res.failed = true;
     if (o.interval_ms > 0 && !res.failed && t1 - last_tick > 1e-4) {
         // The last, partial interval.
@@ -1019,7 +418,7 @@ run_result run_once(options &o, counters &c, printer &pr) {
             delta[i] = res.values[i] - last[i];
         if (!header_done)
             pr.interval_header();
-        pr.counters(make_rows(o, c, {delta}), t1 - last_tick, t1 - t0);
+        pr.counters(make_rows(o, c.members(), {delta}), t1 - last_tick, t1 - t0);
     }
     for (size_t i = 0; i < res.values.size(); i++)
         res.values[i] -= base[i];
@@ -1095,23 +494,19 @@ int main(int argc, char **argv) {
            -1) {
         switch (opt) {
         case 'e':
-            add_events(o, optarg, scope::process, true);
+            add_event_arg(o, optarg, scope::process, true);
             break;
         case 'p':
-            if (all_digits_commas(optarg)) {
-                auto p = parse_pids(optarg, "-p");
-                o.pids.insert(o.pids.end(), p.begin(), p.end());
-            } else {
-                add_events(o, optarg, scope::process, false);
-            }
+            if (all_digits_commas(optarg))
+                add_pids(o, optarg, "-p");
+            else
+                add_event_arg(o, optarg, scope::process, false);
             break;
-        case 't': {
-            auto p = parse_pids(optarg, "-t");
-            o.pids.insert(o.pids.end(), p.begin(), p.end());
+        case 't':
+            add_pids(o, optarg, "-t");
             break;
-        }
         case 's':
-            add_events(o, optarg, scope::system, false);
+            add_event_arg(o, optarg, scope::system, false);
             break;
         case 'a':
             o.system_wide = true;
@@ -1216,17 +611,8 @@ int main(int argc, char **argv) {
 
     // Scopes: -e events follow -a; -p SPEC / -s SPEC say theirs.
     bool any_events = !o.events.empty();
-    if (!any_events) {
-        for (auto name :
-             {"CLOCK.PROF", "SCHED.SWITCH", "PAGE_FAULT.ALL", "cycles", "instructions"}) {
-            event_req e;
-            e.spec = e.name = name;
-            e.optional = true;
-            e.scope_from_a = true;
-            e.k = kind_of(e.spec);
-            o.events.push_back(e);
-        }
-    }
+    if (!any_events)
+        add_default_events(o);
     const bool dash_a = o.system_wide; // -a or -C
     for (auto &e : o.events) {
         if (e.scope_from_a)
@@ -1244,6 +630,7 @@ int main(int argc, char **argv) {
 
     signals::setup(prog);
     hwpmc::device dev = hwpmc_tools::open_device(prog);
+    describe_events(dev, o);
     if (o.system_wide)
         o.cpus = hwpmc_tools::system_cpus(prog, dev, o.cpus_given ? o.cpus : std::vector<int>{});
     if (!o.pids.empty()) {
@@ -1270,10 +657,10 @@ int main(int argc, char **argv) {
 
     std::vector<std::vector<uint64_t>> runs;
     std::vector<double> elapsed, user, sys;
-    counters c;
+    pmc_group c(prog, pmc_group::use::counting);
     int status = 0;
     for (int run = 0; run < o.repeat; run++) {
-        if (!allocate_all(dev, o, o.cpus, &c, run == 0))
+        if (!allocate_all(dev, o, &c, run == 0))
             return 1;
         run_result r = run_once(o, c, pr);
         if (r.failed)
@@ -1290,7 +677,7 @@ int main(int argc, char **argv) {
         o.repeat = static_cast<int>(runs.size());
     if (o.interval_ms <= 0) {
         pr.header(target_description(o));
-        pr.counters(make_rows(o, c, runs), [&] {
+        pr.counters(make_rows(o, c.members(), runs), [&] {
             double m, r;
             fill_stats(elapsed, &m, &r);
             return m;

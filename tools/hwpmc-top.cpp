@@ -9,10 +9,12 @@
 // pmclog(3) reader, resolves the new samples (hwpmc-report's symbolization)
 // and redraws the profile of the last interval (or, with --cumulative, of
 // everything so far).
-#include "common.hpp"
-#include "hwpmc-report.hpp"
-#include "run.hpp"
-#include "sampling.hpp"
+#include "lib/common.hpp"
+#include "lib/lists.hpp"
+#include "lib/numbers.hpp"
+#include "lib/run.hpp"
+#include "lib/sampling.hpp"
+#include "profile/output.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -52,7 +54,6 @@ struct options : sampling_options {
     bool cumulative = false; // everything so far, not the last interval
     std::vector<sort_key> keys = {sort_key::comm, sort_key::dso, sort_key::sym};
     bool user_only = false;
-    std::vector<std::string> command;
 };
 
 void usage(FILE *out) {
@@ -226,15 +227,15 @@ int run(options &o) {
     try {
         dev.configure_log(p[1]);
     } catch (const std::system_error &e) {
-        report_error(prog, "cannot configure the log", e);
+        explain(prog, "cannot configure the log", e.code().value());
         return 1;
     }
     close(p[1]); // the module holds its own reference: EOF once it lets go
     pipe_reader pr(p[0]);
 
-    std::vector<sampler> samplers;
+    samplers pmcs(prog);
     auto give_up = [&] {
-        samplers.clear();
+        pmcs.clear();
         try {
             dev.close_log();
         } catch (const std::system_error &) {
@@ -243,32 +244,17 @@ int run(options &o) {
         close(p[0]);
         return 1;
     };
-    if (!allocate_samplers(prog, dev, o, &samplers))
+    if (!pmcs.allocate(dev, o))
         return give_up();
-
-    signals::setup(prog);
     stopped_child ch;
-    if (!o.command.empty()) {
-        if (!ch.fork(prog, o.command))
-            return give_up();
-        ch.wait_until_waiting();
-    }
-    if (!o.system_wide) {
-        std::vector<pid_t> targets = o.pids;
-        if (targets.empty())
-            targets.push_back(ch.pid());
-        for (pid_t t : targets)
-            if (!attach_samplers(prog, samplers, t))
-                return give_up();
-    }
-    if (!start_samplers(prog, samplers))
+    if (!pmcs.start(o, ch))
         return give_up();
 
     std::string what = o.events[0];
     for (size_t i = 1; i < o.events.size(); i++)
         what += ", " + o.events[i];
     if (o.events.size() == 1)
-        what += " " + rate_text(samplers[0].spec, samplers[0].period);
+        what += " " + pmcs.rate0();
     if (o.system_wide)
         what += " on CPUs " + cpu_list_string(o.cpus);
     else if (!o.pids.empty()) {
@@ -341,7 +327,7 @@ int run(options &o) {
             break;
     }
     signals::forward_to(0);
-    stop_samplers(samplers);
+    pmcs.stop();
     try {
         dev.close_log();
     } catch (const std::system_error &e) {
@@ -349,7 +335,7 @@ int run(options &o) {
             std::fprintf(stderr, "%s: the log failed: %s\n", prog, std::strerror(e.code().value()));
         failed = true;
     }
-    samplers.clear();
+    pmcs.clear();
     pr.join();
     close(p[0]);
     // When the command (or a process of -p) ended: what came after the
@@ -433,11 +419,6 @@ int main(int argc, char **argv) {
         usage_error(prog, "-a and -p exclude each other");
     if (o.pids.empty() && o.command.empty())
         o.system_wide = true;
-    if (o.events.empty())
-        o.events.push_back("SOFT-CLOCK.PROF");
-    for (const auto &e : o.events)
-        if (o.freq > 0 && !is_clock_prof(e))
-            usage_error(prog, "-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" +
-                                  e + "' a period with -c PERIOD");
+    finish_sampling_options(prog, &o);
     return run(o);
 }

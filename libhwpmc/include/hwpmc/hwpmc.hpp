@@ -57,6 +57,51 @@ struct soft_event_name {
     uint32_t code;    // PMC_SOFT_CLOCK_PROF
 };
 
+// What an event specifier counts, for the figures a tool derives from it
+// (insn per cycle, GHz, CPU time): from the encoding, whatever the name.
+enum class event_role {
+    other,
+    instructions, // instructions retired (IAF 0; IAP/K8 0xc0, umask 0)
+    cycles,       // unhalted core cycles (IAF 1; IAP 0x3c umask 0; K8 0x76)
+    clock_prof,   // SOFT CLOCK.PROF: nanoseconds of CPU time
+};
+
+// An event specifier as the parser understood it (device::parse()): what
+// to allocate, what it was written as, and what it encodes.
+struct event_info {
+    std::string spec;       // what allocate() takes: perf's software names resolved
+    std::string name;       // the event as written, without qualifiers or perf modifiers
+    std::string perf_alias; // the perf software event it was written as ("task-clock"), or ""
+    std::vector<std::string>
+        qualifiers; // after the name ("usr", "cmask=1"); perf's :u :k as usr, os
+    enum pmc_class cls = PMC_CLASS_TSC;
+    uint32_t event = 0;  // pm_event: SOFT code, IAF counter index, or event select
+    uint64_t config = 0; // pm_config (x86 event-select image)
+    uint32_t caps = 0;   // pm_caps the qualifiers ask for
+    event_role role = event_role::other;
+
+    bool is_soft() const noexcept { return cls == PMC_CLASS_SOFT; }
+    bool is_tsc() const noexcept { return cls == PMC_CLASS_TSC; }
+    bool is_clock_prof() const noexcept { return role == event_role::clock_prof; }
+};
+
+// A list of specifiers separated by commas, as tools take them:
+// "cycles,usr,instructions" -> {"cycles,usr", "instructions"} (a token that
+// is a qualifier belongs to the specifier before it).  A trailing comma
+// gives an empty specifier.  Needs no device.
+std::vector<std::string> split_event_list(std::string_view list);
+
+// perf's software event names as hwpmc SOFT specifiers: "task-clock,usr" ->
+// "SOFT-CLOCK.PROF,usr" (also context-switches/cs, cpu-migrations/
+// migrations, page-faults/faults); any other specifier is returned as it
+// is.  Needs no device.
+std::string resolve_perf_alias(std::string_view spec);
+
+// What `spec` names without a device: the SOFT events of <linux/hwpmc.h>
+// and the TSC (perf's software names accepted).  Hardware events need the
+// machine's CPU (device::parse()): here they throw spec_error.
+event_info parse_event(std::string_view spec);
+
 class pmc;
 
 class device {
@@ -83,6 +128,10 @@ public:
     // process scope; count: initial count, or the sampling period.
     pmc allocate(std::string_view spec, enum pmc_mode mode, uint32_t flags = 0, int cpu = -1,
                  uint64_t count = 0);
+    // What `spec` names on this machine (perf's software names accepted),
+    // without allocating anything; a bad specifier throws spec_error with
+    // the message allocate() would give for resolve_perf_alias(spec).
+    event_info parse(std::string_view spec) const;
 
     std::vector<pmc_info> pmcinfo(int cpu) const; // GETPMCINFO
     pmc_op_getdriverstats driver_stats() const;   // GETDRIVERSTATS

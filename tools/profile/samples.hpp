@@ -21,8 +21,9 @@ namespace hwpmc_tools {
 
 // A PMC of the log (PMCALLOCATE).
 struct pmc_desc {
-    std::string event; // "SOFT-CLOCK.PROF"
-    uint64_t rate = 0; // sampling period
+    std::string event;       // "SOFT-CLOCK.PROF"
+    uint64_t rate = 0;       // sampling period
+    bool clock_prof = false; // SOFT CLOCK.PROF: the rate is nanoseconds of CPU time
     uint32_t mode = 0, flags = 0, cpu = 0;
 };
 

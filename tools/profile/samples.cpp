@@ -75,7 +75,11 @@ void log_data::add(const pmclog_ev &ev) {
     case PMCLOG_TYPE_PMCALLOCATE: {
         const auto &a = ev.pl_u.pl_a;
         pmcs[a.pl_pmcid] = {event_label(a.pl_evname ? a.pl_evname : "", a.pl_class, cputype),
-                            a.pl_rate, a.pl_mode, a.pl_flags, a.pl_cpu};
+                            a.pl_rate,
+                            a.pl_event == PMC_EV_SOFT_CLOCK_PROF,
+                            a.pl_mode,
+                            a.pl_flags,
+                            a.pl_cpu};
         break;
     }
     case PMCLOG_TYPE_PMCATTACH:

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 // The sampling session shared by hwpmc-record and hwpmc-top: what to
-// sample (events, periods, targets), the sampling PMCs (allocated, attached,
-// started, stopped, with errors explained).
+// sample (events, periods, targets: their common options) and the
+// sampling PMCs (a pmc_group) allocated, attached to the command or the
+// processes, and started.
 #pragma once
+
+#include "numbers.hpp"
+#include "pmc_group.hpp"
+#include "run.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 
 #include <getopt.h>
-#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <initializer_list>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace hwpmc_tools {
@@ -29,6 +32,7 @@ struct sampling_options {
     std::vector<int> cpus;           // -C (with -a)
     std::vector<pid_t> pids;         // -p
     bool inherit = true;             // PMC_F_DESCENDANTS
+    std::vector<std::string> command;
 };
 
 // The options hwpmc-record and hwpmc-top share: their getopt letters (the
@@ -44,39 +48,41 @@ std::vector<struct option> sampling_longopts(std::initializer_list<struct option
 // are one too.
 bool sampling_option(const char *prog, int opt, const char *arg, sampling_options *o);
 
-// Is `spec` the CLOCK.PROF event (with or without SOFT-, qualifiers)?
-bool is_clock_prof(const std::string &spec);
+// After the options: the default event (SOFT-CLOCK.PROF), and -F only for
+// CLOCK.PROF (else a usage error).
+void finish_sampling_options(const char *prog, sampling_options *o);
 
 // The sampling period of `spec`: -c; for CLOCK.PROF 10^9/HZ ns (-F, or
 // the default rate); 1 for other SOFT events, 1,000,000 for hardware ones.
 // False with *why when -F was given for an event it cannot convert.
-bool period_of(hwpmc::device &dev, const sampling_options &o, const std::string &spec,
-               uint64_t *period, std::string *why);
+bool period_of(const hwpmc::event_info &ev, const sampling_options &o, uint64_t *period,
+               std::string *why);
 
-// "1,000" for a period of 1,000,000 ns, "0.5" for 2,000,000,000.
-std::string hz_text(uint64_t period_ns);
+// The sampling PMCs of a run: one per event (per CPU with -a).
+class samplers {
+public:
+    explicit samplers(const char *prog) : prog_(prog), set_(prog, pmc_group::use::sampling) {}
 
-// "every 1,000,000 ns of CPU time (1,000 Hz)" or "every 10 events".
-std::string rate_text(const std::string &spec, uint64_t period);
+    // Allocate them; false with a message.
+    bool allocate(hwpmc::device &dev, const sampling_options &o);
+    // Set up the signals, fork o.command stopped (into `ch`), attach the
+    // PMCs to it or to o.pids (not with -a) and start them; false with a
+    // message.  The command is released by the caller (ch.start()).
+    bool start(const sampling_options &o, stopped_child &ch);
+    void stop() { set_.stop(); }
+    void clear() { set_.clear(); } // release the PMCs
 
-struct sampler {
-    std::string spec;
-    uint64_t period;
-    int cpu; // -1: process scope
-    hwpmc::pmc pmc;
+    // The first event's specifier and period, and its rate in words
+    // ("every 1,000,000 ns of CPU time (1,000 Hz)").
+    const std::string &spec0() const { return reqs_.at(0).spec; }
+    uint64_t period0() const { return reqs_.at(0).period; }
+    std::string rate0() const { return rate_text(clock_prof0_, period0()); }
+
+private:
+    const char *prog_;
+    pmc_group set_;
+    std::vector<pmc_group::request> reqs_;
+    bool clock_prof0_ = false;
 };
-
-// Print why an operation failed: a bad specifier's message, or explain().
-void report_error(const char *prog, const char *what, const std::system_error &e);
-
-// A PMC per event (per CPU with system_wide).  False with a message.
-bool allocate_samplers(const char *prog, hwpmc::device &dev, const sampling_options &o,
-                       std::vector<sampler> *out);
-bool attach_samplers(const char *prog, std::vector<sampler> &s, pid_t pid);
-bool start_samplers(const char *prog, std::vector<sampler> &s);
-void stop_samplers(std::vector<sampler> &s); // errors ignored
-
-// "123,456" -> pids; false if malformed.
-bool parse_pid_list(const std::string &arg, std::vector<pid_t> *pids);
 
 } // namespace hwpmc_tools

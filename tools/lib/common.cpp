@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "common.hpp"
 
+#include "lists.hpp"
+
 #include <hwpmc/pmc.h>
 
 #include <fcntl.h>
@@ -64,18 +66,6 @@ bool init_or_explain(const char *prog) {
     return false;
 }
 
-std::string thousands(std::uint64_t v) {
-    std::string digits = std::to_string(v), out;
-    int n = 0;
-    for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
-        if (n && n % 3 == 0)
-            out.insert(out.begin(), ',');
-        out.insert(out.begin(), *it);
-        ++n;
-    }
-    return out;
-}
-
 std::string module_version() {
     std::ifstream f("/sys/module/hwpmc/version");
     std::string v;
@@ -83,79 +73,11 @@ std::string module_version() {
     return v;
 }
 
-bool parse_cpu_list(const std::string &arg, std::vector<int> *cpus) {
-    std::stringstream ss(arg);
-    std::string tok;
-    cpus->clear();
-    while (std::getline(ss, tok, ',')) {
-        char *end;
-        long a = std::strtol(tok.c_str(), &end, 10), b = a;
-        if (tok.empty() || end == tok.c_str() || a < 0)
-            return false;
-        if (*end == '-') {
-            const char *s = end + 1;
-            b = std::strtol(s, &end, 10);
-            if (end == s || b < a)
-                return false;
-        }
-        if (*end || b > 65535)
-            return false;
-        for (long c = a; c <= b; c++)
-            cpus->push_back(static_cast<int>(c));
-    }
-    std::sort(cpus->begin(), cpus->end());
-    cpus->erase(std::unique(cpus->begin(), cpus->end()), cpus->end());
-    return !cpus->empty();
-}
-
-std::string cpu_list_string(const std::vector<int> &cpus) {
-    std::string s;
-    for (size_t i = 0; i < cpus.size();) {
-        size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            j++;
-        if (!s.empty())
-            s += ',';
-        s += std::to_string(cpus[i]);
-        if (j > i)
-            s += "-" + std::to_string(cpus[j]);
-        i = j + 1;
-    }
-    return s;
-}
-
-std::vector<int> online_cpus(int ncpu) {
-    std::ifstream f("/sys/devices/system/cpu/online");
-    std::string line;
-    std::vector<int> cpus;
-    if (std::getline(f, line) && parse_cpu_list(line, &cpus))
-        return cpus;
-    cpus.clear();
-    for (int c = 0; c < ncpu; c++)
-        cpus.push_back(c);
-    return cpus;
-}
-
 std::string module_param(const char *name) {
     std::ifstream f(std::string("/sys/module/hwpmc/parameters/") + name);
     std::string v;
     std::getline(f, v);
     return v;
-}
-
-std::string human_bytes(std::uint64_t bytes) {
-    static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    if (bytes < 1024)
-        return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.1f %s", v, units[u]);
-    return buf;
 }
 
 hwpmc::device open_device(const char *prog) {
@@ -189,24 +111,6 @@ void bad_option(const char *prog, char *const argv[], const char *with_arg) {
         optopt ? std::string("-") + static_cast<char>(optopt) : std::string(argv[optind - 1]);
     bool missing = optopt && std::strchr(with_arg, optopt);
     usage_error(prog, missing ? "option " + bad + " needs an argument" : "unknown option " + bad);
-}
-
-double parse_positive(const char *prog, const char *arg, const char *opt) {
-    char *end;
-    errno = 0;
-    double v = std::strtod(arg, &end);
-    if (!*arg || *end || errno || !(v > 0) || !std::isfinite(v))
-        usage_error(prog, std::string(opt) + " wants a positive number, not '" + arg + "'");
-    return v;
-}
-
-std::uint64_t parse_count(const char *prog, const char *arg, const char *opt) {
-    char *end;
-    errno = 0;
-    unsigned long long v = std::strtoull(arg, &end, 0);
-    if (!*arg || *end || errno || v == 0 || *arg == '-')
-        usage_error(prog, std::string(opt) + " wants a positive whole number, not '" + arg + "'");
-    return v;
 }
 
 } // namespace hwpmc_tools

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // hwpmc-report: the flat profile and the call graphs, as text laid out
 // like `perf report --stdio`.
-#include "hwpmc-report.hpp"
+#include "output.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -3,7 +3,7 @@
 // flame graph viewers) and an SVG flame graph drawn here: the command at
 // the bottom, callers below callees, each box as wide as its samples, with
 // a <title> tooltip (name, samples, percentage) per box.
-#include "hwpmc-report.hpp"
+#include "output.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Shared by the hwpmc tools: opening the driver with errors that say what
-// to do, and small formatting helpers.
+// to do, usage errors, and what the loaded module says of itself.  Numbers
+// are in numbers.hpp, lists (CPUs, process ids) in lists.hpp, the PMCs'
+// lifecycle in pmc_group.hpp.
 #pragma once
 
 #include <hwpmc/hwpmc.hpp>
@@ -35,34 +37,11 @@ std::vector<int> system_cpus(const char *prog, hwpmc::device &dev, const std::ve
 // of the letters in `with_arg` given without its argument.
 [[noreturn]] void bad_option(const char *prog, char *const argv[], const char *with_arg);
 
-// A finite number > 0, or a usage error naming `opt`.
-double parse_positive(const char *prog, const char *arg, const char *opt);
-
-// A whole number > 0 (decimal, or hex with 0x), or a usage error.
-std::uint64_t parse_count(const char *prog, const char *arg, const char *opt);
-
-// 1234567 -> "1,234,567".
-std::string thousands(std::uint64_t v);
-
 // The loaded module's version ("1.0"), or "" when unknown.
 std::string module_version();
-
-// --- helpers of the sampling tools (hwpmc-record, hwpmc-top) -------------
-
-// "0,2-3" -> {0,2,3} (sorted, unique); false if malformed or empty.
-bool parse_cpu_list(const std::string &arg, std::vector<int> *cpus);
-
-// {0,2,3} -> "0,2-3".
-std::string cpu_list_string(const std::vector<int> &cpus);
-
-// The online CPUs (/sys/devices/system/cpu/online), or 0..ncpu-1.
-std::vector<int> online_cpus(int ncpu);
 
 // A parameter of the loaded module (/sys/module/hwpmc/parameters/NAME),
 // or "" when unknown.
 std::string module_param(const char *name);
-
-// 1536 -> "1.5 KiB".
-std::string human_bytes(std::uint64_t bytes);
 
 } // namespace hwpmc_tools

@@ -3,7 +3,7 @@
 // `pmcstat -R FILE -o -` text mode, named as <linux/hwpmc.h> names them:
 //
 //   OFFSET SECONDS.NANOSECONDS TYPE FIELD=VALUE...
-#include "hwpmc-report.hpp"
+#include "output.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>

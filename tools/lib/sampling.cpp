@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "sampling.hpp"
+
+#include "common.hpp"
+#include "lists.hpp"
+#include "numbers.hpp"
+
+#include <hwpmc/pmc.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace hwpmc_tools {
+
+namespace {
+
+bool is_clock_prof(const std::string &spec) {
+    try {
+        return hwpmc::parse_event(spec).is_clock_prof();
+    } catch (const hwpmc::spec_error &) {
+        return false;
+    }
+}
+
+std::string freq_error(const std::string &spec) {
+    return "-F HZ converts to a period only for CLOCK.PROF (CPU time); give '" + spec +
+           "' a period with -c PERIOD";
+}
+
+} // namespace
+
+bool period_of(const hwpmc::event_info &ev, const sampling_options &o, uint64_t *period,
+               std::string *why) {
+    if (o.period) {
+        *period = o.period;
+        return true;
+    }
+    if (ev.is_clock_prof()) {
+        double hz = o.freq > 0 ? o.freq : default_sampling_hz;
+        double p = std::round(1e9 / hz);
+        *period = p < 1 ? 1 : static_cast<uint64_t>(p);
+        return true;
+    }
+    if (o.freq > 0) {
+        *why = freq_error(ev.spec);
+        return false;
+    }
+    *period = ev.is_soft() ? 1 : 1000000;
+    return true;
+}
+
+std::vector<struct option> sampling_longopts(std::initializer_list<struct option> more) {
+    std::vector<struct option> v = {
+        {"event", required_argument, nullptr, 'e'},
+        {"freq", required_argument, nullptr, 'F'},
+        {"count", required_argument, nullptr, 'c'},
+        {"call-graph", no_argument, nullptr, 'g'},
+        {"all-cpus", no_argument, nullptr, 'a'},
+        {"cpu", required_argument, nullptr, 'C'},
+        {"pid", required_argument, nullptr, 'p'},
+        {"no-inherit", no_argument, nullptr, opt_no_inherit},
+    };
+    v.insert(v.end(), more);
+    v.push_back({nullptr, 0, nullptr, 0});
+    return v;
+}
+
+bool sampling_option(const char *prog, int opt, const char *arg, sampling_options *o) {
+    switch (opt) {
+    case 'e':
+        if (!*arg)
+            usage_error(prog, "-e wants an event specifier");
+        o->events.push_back(arg);
+        break;
+    case 'F':
+        o->freq = parse_positive(prog, arg, "-F");
+        break;
+    case 'c':
+        o->period = parse_count(prog, arg, "-c");
+        break;
+    case 'g':
+        o->callchain = true;
+        break;
+    case 'a':
+        o->system_wide = true;
+        break;
+    case 'C':
+        if (!parse_cpu_list(arg, &o->cpus))
+            usage_error(prog, std::string("-C wants a CPU list like 0,2-3, not '") + arg + "'");
+        break;
+    case 'p':
+        if (!parse_pid_list(arg, &o->pids))
+            usage_error(prog, std::string("-p wants process ids, not '") + arg + "'");
+        break;
+    case opt_no_inherit:
+        o->inherit = false;
+        break;
+    default:
+        return false;
+    }
+    if (o->freq > 0 && o->period)
+        usage_error(prog, "-F and -c exclude each other");
+    return true;
+}
+
+void finish_sampling_options(const char *prog, sampling_options *o) {
+    if (o->events.empty())
+        o->events.push_back("SOFT-CLOCK.PROF");
+    for (const auto &e : o->events)
+        if (o->freq > 0 && !is_clock_prof(e))
+            usage_error(prog, freq_error(e));
+}
+
+bool samplers::allocate(hwpmc::device &dev, const sampling_options &o) {
+    uint32_t flags = 0;
+    if (o.callchain)
+        flags |= PMC_F_CALLCHAIN;
+    if (!o.system_wide && o.inherit)
+        flags |= PMC_F_DESCENDANTS;
+    for (const auto &spec : o.events) {
+        pmc_group::request r;
+        r.spec = r.name = spec;
+        r.system = o.system_wide;
+        r.flags = flags;
+        hwpmc::event_info ev;
+        try {
+            ev = dev.parse(spec);
+        } catch (const hwpmc::spec_error &) {
+            ev.spec = spec; // a hardware period; allocate() says what is wrong
+        }
+        std::string why;
+        if (!period_of(ev, o, &r.period, &why)) {
+            std::fprintf(stderr, "%s: %s\n", prog_, why.c_str());
+            return false;
+        }
+        if (reqs_.empty())
+            clock_prof0_ = ev.is_clock_prof();
+        reqs_.push_back(r);
+        pmc_group::failure f;
+        if (!set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {
+            set_.explain_allocation(r, f);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool samplers::start(const sampling_options &o, stopped_child &ch) {
+    signals::setup(prog_);
+    if (!o.command.empty()) {
+        if (!ch.fork(prog_, o.command))
+            return false;
+        // Its wait on the pipe then happens before sampling starts.
+        ch.wait_until_waiting();
+    }
+    if (!o.system_wide) {
+        std::vector<pid_t> targets = o.pids;
+        if (targets.empty())
+            targets.push_back(ch.pid());
+        for (pid_t p : targets)
+            if (!set_.attach(p, reqs_))
+                return false;
+    }
+    return set_.start(reqs_);
+}
+
+} // namespace hwpmc_tools
