@@ -5,8 +5,9 @@
  *    /dev/hwpmc, under fcntl(F_SETOWN)'s rule: a process that became
  *    another user since (a set-uid program) is not signalled, whoever
  *    holds the descriptor and makes the signal happen;
- *  - pids in log records are those of the opener's pid namespace: a
- *    containerised owner sees its own pids, not the host's.
+ *  - pids in log records and GETPMCINFO's owner pids are those of the
+ *    opener's pid namespace: a containerised owner sees its own pids, not
+ *    the host's (0 for a process it cannot see).
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -95,7 +96,11 @@ TEST(sigio_needs_the_openers_credentials)
 struct seen {
 	int userdata_pid, attach_pid, fork_ppid, fork_pid, exit_pid;
 	int nfork, nexit;
+	int host_row_pid, own_rows;	/* GETPMCINFO's owner pids */
 };
+
+/* The row of CPU 0 that the test's system PMC holds. */
+static int host_row = -1;
 
 static int seen_fn(const struct pmclog_header *h, void *arg)
 {
@@ -164,6 +169,19 @@ static int pidns_init(int out)
 	free(buf);
 	s.fork_pid -= c;	/* 0 if it is the child's pid here */
 	s.exit_pid -= c;
+	/* A system PMC of its own, and the host's: who owns which row. */
+	{
+		struct pmc_info info[256];
+		__u32 n = 256, r, sc;
+
+		if (hwpmc_soft_sc(fd, PMC_SOFT_SCHED_SWITCH, 0, &sc) ||
+		    hwpmc_pmcinfo(fd, 0, info, &n) || host_row < 0 ||
+		    (__u32)host_row >= n)
+			return 29;
+		s.host_row_pid = info[host_row].pm_ownerpid;
+		for (r = 0; r < n; r++)
+			s.own_rows += info[r].pm_ownerpid == 1;
+	}
 	return hwpmc_xwrite(out, &s, sizeof(s)) ? 28 : 0;
 }
 
@@ -173,8 +191,21 @@ TEST(record_pids_are_the_openers_namespace_pids)
 	struct seen s;
 	pid_t child;
 
+	struct pmc_info info[256];
+	__u32 n = 256, r, sc;
+	int fd;
+
 	if (geteuid())
 		SKIP(return, "needs root for a new pid namespace");
+	/* A system PMC owned by this process, outside the namespace. */
+	fd = hwpmc_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, hwpmc_soft_sc(fd, PMC_SOFT_SCHED_SWITCH, 0, &sc));
+	ASSERT_EQ(0, hwpmc_pmcinfo(fd, 0, info, &n));
+	for (r = 0; r < n; r++)
+		if (info[r].pm_ownerpid == getpid())
+			host_row = r;
+	ASSERT_LE(0, host_row);
 	ASSERT_EQ(0, pipe(res));
 	fflush(stdout);
 	child = fork();
@@ -182,6 +213,7 @@ TEST(record_pids_are_the_openers_namespace_pids)
 	if (!child) {
 		pid_t init;
 
+		close(fd);
 		if (unshare(CLONE_NEWPID))
 			_exit(10);
 		init = fork();
@@ -209,6 +241,10 @@ TEST(record_pids_are_the_openers_namespace_pids)
 	EXPECT_EQ(0, s.fork_pid);
 	EXPECT_LE(1, s.nexit);
 	EXPECT_EQ(0, s.exit_pid);
+	/* GETPMCINFO: its own row is pid 1's, the host's pid is hidden. */
+	EXPECT_EQ(1, s.own_rows);
+	EXPECT_EQ(0, s.host_row_pid);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
