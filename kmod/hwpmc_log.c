@@ -151,8 +151,8 @@ static void hwpmc_writers_stop(void)
 	lockdep_assert_held(&hwpmc_sx);
 	for (i = 0; i < hwpmc_nwriters; i++) {
 		kthread_stop(hwpmc_writers[i].task);
-		put_task_struct(hwpmc_writers[i].task);
 		del_timer_sync(&hwpmc_writers[i].slice);
+		put_task_struct(hwpmc_writers[i].task);
 	}
 	kfree(hwpmc_writers);
 	hwpmc_writers = NULL;

@@ -21,6 +21,9 @@
 #include "hwpmc_log_util.h"
 
 #include <dirent.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -298,6 +301,105 @@ TEST_F(owner, inherited_open_outliving_its_opener_is_empty)
 	ASSERT_EQ(1, read(res[0], &code, 1));
 	EXPECT_EQ(0, code) TH_LOG("the orphan's check %d failed", code);
 	close(res[0]);
+}
+
+/* --- memory: charged to the opener's memory cgroup --------------------- */
+
+#define CGROOT	"/tmp/hwpmc-logowner-cg"
+#define NOPENS	20000
+
+static long cg_current(void)
+{
+	return hwpmc_sysctl_get(CGROOT "/t/memory.current");
+}
+
+/* Bytes charged for NOPENS opens of @path, as nobody; -1 on error. */
+static long charge_of_opens(const char *path)
+{
+	static int fds[NOPENS];
+	long m0, m1;
+	int i;
+
+	m0 = cg_current();
+	for (i = 0; i < NOPENS; i++) {
+		fds[i] = open(path, O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0)
+			return -1;
+	}
+	m1 = cg_current();
+	for (i = 0; i < NOPENS; i++)
+		close(fds[i]);
+	return m0 < 0 || m1 < 0 ? -1 : m1 - m0;
+}
+
+static int memcg_child(int out)
+{
+	struct rlimit nofile = { NOPENS + 64, NOPENS + 64 };
+	char pid[32];
+	long v[3];
+	int fd;
+
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	fd = open(CGROOT "/t/cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
+		return 10;
+	close(fd);
+	if (setrlimit(RLIMIT_NOFILE, &nofile) || become(NOBODY))
+		return 11;
+	/* Warm up: the descriptor table grows once, for both. */
+	v[0] = charge_of_opens("/dev/null");
+	v[1] = charge_of_opens("/dev/null");
+	v[2] = charge_of_opens(HWPMC_DEV);
+	if (v[0] < 0 || v[1] < 0 || v[2] < 0)
+		return 12;
+	return hwpmc_xwrite(out, v, sizeof(v)) ? 13 : 0;
+}
+
+/*
+ * An owner's memory is the caller's: NOPENS opens of /dev/hwpmc cost the
+ * caller's memory cgroup what opening /dev/null costs (the struct file
+ * and descriptor) plus each owner's own structure.
+ */
+TEST(owner_memory_is_charged_to_the_openers_memcg)
+{
+	int res[2], status, mounted;
+	long v[3];
+	pid_t child;
+
+	if (geteuid())
+		SKIP(return, "needs root to make a memory cgroup");
+	mkdir(CGROOT, 0755);
+	mounted = !mount("none", CGROOT, "cgroup2", 0, NULL);
+	if (!mounted || hwpmc_xwrite(open(CGROOT "/cgroup.subtree_control",
+					  O_WRONLY | O_CLOEXEC), "+memory", 7)) {
+		if (mounted)
+			umount(CGROOT);
+		rmdir(CGROOT);
+		SKIP(return, "no cgroup2 memory controller here");
+	}
+	ASSERT_EQ(0, mkdir(CGROOT "/t", 0755));
+	ASSERT_EQ(0, pipe(res));
+	fflush(stdout);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		close(res[0]);
+		_exit(memcg_child(res[1]));
+	}
+	close(res[1]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, hwpmc_xread(res[0], v, sizeof(v)));
+	close(res[0]);
+	/* The owners are freed after RCU: the cgroup may take a moment. */
+	for (int i = 0; i < 50 && rmdir(CGROOT "/t"); i++)
+		usleep(100000);
+	umount(CGROOT);
+	rmdir(CGROOT);
+	TH_LOG("%d opens: /dev/null %ld then %ld bytes, /dev/hwpmc %ld bytes",
+	       NOPENS, v[0], v[1], v[2]);
+	/* An owner is some hundred bytes: at least 128 more per open. */
+	EXPECT_LE(v[1] + 128L * NOPENS, v[2]);
 }
 
 TEST_HARNESS_MAIN

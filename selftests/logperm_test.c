@@ -5,19 +5,22 @@
  *    /dev/hwpmc, under fcntl(F_SETOWN)'s rule: a process that became
  *    another user since (a set-uid program) is not signalled, whoever
  *    holds the descriptor and makes the signal happen;
- *  - pids in log records are those of the opener's pid namespace: a
- *    containerised owner sees its own pids, not the host's.
+ *  - pids in log records and GETPMCINFO's owner pids are those of the
+ *    opener's pid namespace: a containerised owner sees its own pids, not
+ *    the host's (0 for a process it cannot see).
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
 
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #define NOBODY	65534
-#define LOGPATH	"/tmp/hwpmc-logperm-test.log"
 
 static volatile sig_atomic_t got_sigio;
 
@@ -95,7 +98,11 @@ TEST(sigio_needs_the_openers_credentials)
 struct seen {
 	int userdata_pid, attach_pid, fork_ppid, fork_pid, exit_pid;
 	int nfork, nexit;
+	int host_row_pid, own_rows;	/* GETPMCINFO's owner pids */
 };
+
+/* The row of CPU 0 that the test's system PMC holds. */
+static int host_row = -1;
 
 static int seen_fn(const struct pmclog_header *h, void *arg)
 {
@@ -122,11 +129,11 @@ static int seen_fn(const struct pmclog_header *h, void *arg)
 }
 
 /* Pid 1 of a new pid namespace: log about itself and a child. */
-static int pidns_init(int out)
+static int pidns_init(int out, int unprivileged)
 {
 	struct seen s = { 0 };
-	int fd, logfd, status;
-	size_t len;
+	int fd, p[2], status;
+	ssize_t len;
 	pid_t c;
 	char *buf;
 	__u32 id;
@@ -134,14 +141,14 @@ static int pidns_init(int out)
 	if (getpid() != 1)
 		return 20;
 	fd = hwpmc_open();
-	logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || logfd < 0)
+	if (fd < 0 || pipe(p))
 		return 21;
 	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH,
 			  PMC_F_DESCENDANTS | PMC_F_LOG_PROCEXIT, &id) ||
-	    hwpmc_configure_log(fd, logfd) || hwpmc_attach(fd, id, 0) ||
+	    hwpmc_configure_log(fd, p[1]) || hwpmc_attach(fd, id, 0) ||
 	    hwpmc_start(fd, id))
 		return 22;
+	close(p[1]);
 	{
 		struct pmc_op_writelog w = { .pm_userdata = 7 };
 
@@ -155,40 +162,154 @@ static int pidns_init(int out)
 		_exit(0);
 	if (waitpid(c, &status, 0) != c)
 		return 25;
+	/* Its records fit in the pipe; CLOSELOG lets the pipe end. */
 	if (hwpmc_closelog(fd))
 		return 26;
-	buf = hwpmc_slurp(LOGPATH, &len);
-	if (!buf)
+	buf = malloc(1 << 16);
+	len = buf ? read(p[0], buf, 1 << 16) : -1;
+	if (len <= 0)
 		return 27;
 	hwpmc_for_each_record(buf, len, seen_fn, &s);
 	free(buf);
 	s.fork_pid -= c;	/* 0 if it is the child's pid here */
 	s.exit_pid -= c;
+	s.own_rows = 1;
+	/* A system PMC of its own, and the host's: who owns which row. */
+	if (!unprivileged) {
+		struct pmc_info info[256];
+		__u32 n = 256, r, sc;
+
+		if (hwpmc_soft_sc(fd, PMC_SOFT_SCHED_SWITCH, 0, &sc) ||
+		    hwpmc_pmcinfo(fd, 0, info, &n) || host_row < 0 ||
+		    (__u32)host_row >= n)
+			return 29;
+		s.host_row_pid = info[host_row].pm_ownerpid;
+		s.own_rows = 0;
+		for (r = 0; r < n; r++)
+			s.own_rows += info[r].pm_ownerpid == 1;
+	}
 	return hwpmc_xwrite(out, &s, sizeof(s)) ? 28 : 0;
 }
 
-TEST(record_pids_are_the_openers_namespace_pids)
+static int write_file(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, str, strlen(str)) != (ssize_t)strlen(str))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A process in a chroot may not create user namespaces, and the test rig
+ * chroots into the host's file system: step out to init's root (as
+ * security_test does); elsewhere this does nothing.
+ */
+static int leave_chroot(void)
+{
+	struct stat mine, init;
+
+	if (stat("/", &mine) || stat("/proc/1/root/", &init))
+		return errno;
+	if (mine.st_dev == init.st_dev && mine.st_ino == init.st_ino)
+		return 0;
+	if (chdir("/proc/1/root/") || chroot(".") || chdir("/"))
+		return errno;
+	return 0;
+}
+
+/* As uid 65534, in its own user namespace (a rootless container). */
+static int become_container_user(void)
+{
+	char map[64];
+
+	if (leave_chroot())
+		return 13;
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return 14;
+	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
+		return 15;
+	snprintf(map, sizeof(map), "0 %u 1\n", NOBODY);
+	if (write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", map) ||
+	    write_file("/proc/self/gid_map", map))
+		return 16;
+	return 0;
+}
+
+FIXTURE(pidns) {
+	int fd;
+};
+
+FIXTURE_VARIANT(pidns) {
+	int unprivileged;
+};
+
+/* Root in a new pid namespace. */
+FIXTURE_VARIANT_ADD(pidns, root) {
+	.unprivileged = 0,
+};
+
+/* Uid 65534 in new user and pid namespaces. */
+FIXTURE_VARIANT_ADD(pidns, nobody) {
+	.unprivileged = 1,
+};
+
+FIXTURE_SETUP(pidns)
+{
+	struct pmc_info info[256];
+	__u32 n = 256, r, sc;
+
+	if (geteuid())
+		SKIP(return, "needs root to make the namespaces");
+	/* A system PMC owned by this process, outside the namespace. */
+	self->fd = hwpmc_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, hwpmc_soft_sc(self->fd, PMC_SOFT_SCHED_SWITCH, 0, &sc));
+	ASSERT_EQ(0, hwpmc_pmcinfo(self->fd, 0, info, &n));
+	for (r = 0; r < n; r++)
+		if (info[r].pm_ownerpid == getpid())
+			host_row = r;
+	ASSERT_LE(0, host_row);
+}
+
+FIXTURE_TEARDOWN(pidns)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(pidns, record_pids_are_the_openers_namespace_pids)
 {
 	int res[2], status;
 	struct seen s;
 	pid_t child;
 
-	if (geteuid())
-		SKIP(return, "needs root for a new pid namespace");
 	ASSERT_EQ(0, pipe(res));
 	fflush(stdout);
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child) {
 		pid_t init;
+		int err;
 
+		close(self->fd);
+		if (variant->unprivileged) {
+			err = become_container_user();
+			if (err)
+				_exit(err);
+		}
 		if (unshare(CLONE_NEWPID))
 			_exit(10);
 		init = fork();
 		if (init < 0)
 			_exit(11);
 		if (!init)
-			_exit(pidns_init(res[1]));
+			_exit(pidns_init(res[1], variant->unprivileged));
 		if (waitpid(init, &status, 0) != init || !WIFEXITED(status))
 			_exit(12);
 		_exit(WEXITSTATUS(status));
@@ -200,7 +321,6 @@ TEST(record_pids_are_the_openers_namespace_pids)
 						 WEXITSTATUS(status));
 	ASSERT_EQ(0, hwpmc_xread(res[0], &s, sizeof(s)));
 	close(res[0]);
-	unlink(LOGPATH);
 	/* The owner is pid 1 there; its child is whatever fork() said. */
 	EXPECT_EQ(1, s.userdata_pid);
 	EXPECT_EQ(1, s.attach_pid);
@@ -209,6 +329,9 @@ TEST(record_pids_are_the_openers_namespace_pids)
 	EXPECT_EQ(0, s.fork_pid);
 	EXPECT_LE(1, s.nexit);
 	EXPECT_EQ(0, s.exit_pid);
+	/* GETPMCINFO: its own row is pid 1's, the host's pid is hidden. */
+	EXPECT_EQ(1, s.own_rows);
+	EXPECT_EQ(0, s.host_row_pid);
 }
 
 TEST_HARNESS_MAIN
