@@ -470,10 +470,8 @@ static int hwpmc_log_configure(struct hwpmc_owner *po, int fd)
 	get_task_struct(log->writer);
 	wake_up_process(log->writer);
 	hwpmc_log_initialize(log);
-	mutex_lock(&hwpmc_sx);
-	rcu_assign_pointer(po->log, log);
-	hwpmc_log_existing_pmcs(po);
-	mutex_unlock(&hwpmc_sx);
+	/* Published with the records of the PMCs and targets that exist. */
+	hwpmc_log_publish(po, log);
 	return 0;
 }
 
