@@ -45,7 +45,7 @@ extern int hwpmc_log_buffer_reserve;
 /* Per-user limits (kernel.hwpmc.max_*_per_user); CAP_PERFMON is exempt. */
 extern int hwpmc_max_owners_per_user;
 extern int hwpmc_max_pmcs_per_user;
-#define HWPMC_LIMIT_CEILING	(1 << 20)
+#define HWPMC_LIMIT_CEILING	BIT(20)
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -355,7 +355,7 @@ static inline bool hwpmc_log_usable(struct hwpmc_owner *po)
 }
 
 /* hwpmc_pmc.c, for the log. */
-void hwpmc_log_existing_pmcs(struct hwpmc_owner *po);
+void hwpmc_log_publish(struct hwpmc_owner *po, struct hwpmc_log *log);
 void hwpmc_stop_log_pmcs(struct hwpmc_owner *po);
 
 /* hwpmc_sample.c: per-CPU sample rings. */
@@ -376,6 +376,8 @@ void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child,
 			struct hwpmc_owner **logged, unsigned int nlogged);
 void hwpmc_maps_sysexec(struct task_struct *task, struct linux_binprm *bprm);
 void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret);
+void hwpmc_maps_reserve_fill(void);
+void hwpmc_maps_fini(void);
 
 /* hwpmc_hooks.c: kernel tracepoints. */
 int hwpmc_hooks_init(void);

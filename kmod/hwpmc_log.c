@@ -770,21 +770,24 @@ static int hwpmc_log_configure(struct hwpmc_owner *po, int fd)
 		if (err)
 			hwpmc_user_logs_put(log);
 	}
-	if (!err) {
-		log->file = file;
-		log->cred = get_current_cred();
-		log->owner = get_pid(po->pid);
-		log->pid_ns = get_pid_ns(po->pid_ns);
-		hwpmc_log_initialize(log);
-		rcu_assign_pointer(po->log, log);
-		hwpmc_log_existing_pmcs(po);
-	}
 	mutex_unlock(&hwpmc_sx);
 	if (err) {
 		kfree(log);
 		fput(file);
+		return err;
 	}
-	return err;
+	log->file = file;
+	log->cred = get_current_cred();
+	log->owner = get_pid(po->pid);
+	log->pid_ns = get_pid_ns(po->pid_ns);
+	hwpmc_log_initialize(log);
+	/*
+	 * Published with the records of the PMCs and targets that exist.  An
+	 * opener's exit from here on shuts the owner down after this returns
+	 * (it takes log_lock, held here), and so removes this log too.
+	 */
+	hwpmc_log_publish(po, log);
+	return 0;
 }
 
 /*

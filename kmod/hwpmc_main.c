@@ -6,7 +6,8 @@
  *   po->log_lock     mutex: one owner's log operations (CONFIGURELOG,
  *                    FLUSHLOG, CLOSELOG, WRITELOG), which may wait for the
  *                    log writer and so never hold hwpmc_sx while waiting;
- *                    never held with po->lock
+ *                    CONFIGURELOG takes po->lock under it to publish the
+ *                    log with the records of what exists
  *   po->lock         mutex: one owner's PMC operations (hwpmc_ioctl.c),
  *                    taken killably; may be held across waits the caller
  *                    controls, which then block that owner only
@@ -18,8 +19,7 @@
  *                    at a time; the LSM check (a procfs lookup) takes it
  *                    itself, so it runs before, not under it.
  *   mmap_lock        of a target, read, killable: MAP_IN records, with
- *                    po->lock at most (never hwpmc_sx, but for
- *                    CONFIGURELOG's records of existing targets)
+ *                    po->lock (and log_lock) at most, never hwpmc_sx
  *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
  *                    that change rows, PMCs' states or the owner's PMC
  *                    list, and never across a wait a user controls
@@ -40,6 +40,9 @@
  *   hwpmc_owners_lock raw spinlock: the owners by opening process; taken
  *                    in process context only (also by the exit hook,
  *                    preemption off); never held with another lock
+ *   hwpmc_maps_reserve_lock, hwpmc_users_lock
+ *                    leaf spinlocks (the first raw): the MAP_IN works the
+ *                    hooks take, the per-user counts
  *
  * The scheduler hooks and timers only read, under RCU, and take no lock.
  * No lock is ever taken from NMI context.  A signal is never sent with
@@ -523,6 +526,7 @@ static void __exit hwpmc_exit(void)
 	hwpmc_hooks_fini();
 	/* Exit works of owners already closed: they find nothing to do. */
 	destroy_workqueue(hwpmc_wq);
+	hwpmc_maps_fini();
 	hwpmc_samples_fini();
 	/* Processes, PMCs and logs freed through RCU must be gone. */
 	rcu_barrier();

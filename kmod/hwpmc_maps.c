@@ -22,6 +22,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+#include <linux/workqueue.h>
 #include <linux/ptrace.h>
 #include <linux/binfmts.h>
 #include <linux/dcache.h>
@@ -276,6 +277,74 @@ static void hwpmc_maps_work_fn(struct callback_head *cb)
 	module_put(THIS_MODULE);
 }
 
+/*
+ * The hooks that queue a scan run in tracepoint context (preemption off),
+ * where PREEMPT_RT allows no allocation: they take a work from a reserve,
+ * filled in process context (when a sampling PMC is allocated, and by a
+ * work item when it runs low).  An empty reserve loses the scan (counted
+ * in GETDRIVERSTATS' pm_alloc_failed).
+ */
+#define HWPMC_MAPS_RESERVE	64
+static struct hwpmc_maps_work *hwpmc_maps_reserve[HWPMC_MAPS_RESERVE];
+static unsigned int hwpmc_maps_nreserve;
+static DEFINE_RAW_SPINLOCK(hwpmc_maps_reserve_lock);
+
+/* Fill the reserve.  Process context. */
+void hwpmc_maps_reserve_fill(void)
+{
+	struct hwpmc_maps_work *w;
+	bool full;
+
+	for (;;) {
+		raw_spin_lock(&hwpmc_maps_reserve_lock);
+		full = hwpmc_maps_nreserve == HWPMC_MAPS_RESERVE;
+		raw_spin_unlock(&hwpmc_maps_reserve_lock);
+		if (full)
+			return;
+		w = kmalloc(sizeof(*w), GFP_KERNEL);
+		if (!w)
+			return;
+		raw_spin_lock(&hwpmc_maps_reserve_lock);
+		if (hwpmc_maps_nreserve < HWPMC_MAPS_RESERVE) {
+			hwpmc_maps_reserve[hwpmc_maps_nreserve++] = w;
+			w = NULL;
+		}
+		raw_spin_unlock(&hwpmc_maps_reserve_lock);
+		kfree(w);
+	}
+}
+
+static void hwpmc_maps_refill_fn(struct work_struct *work)
+{
+	hwpmc_maps_reserve_fill();
+}
+
+static DECLARE_WORK(hwpmc_maps_refill, hwpmc_maps_refill_fn);
+
+/* Module unload, after the hooks are gone. */
+void hwpmc_maps_fini(void)
+{
+	cancel_work_sync(&hwpmc_maps_refill);
+	while (hwpmc_maps_nreserve)
+		kfree(hwpmc_maps_reserve[--hwpmc_maps_nreserve]);
+}
+
+/* A work from the reserve, or NULL.  Process context, maybe atomic. */
+static struct hwpmc_maps_work *hwpmc_maps_work_get(void)
+{
+	struct hwpmc_maps_work *w = NULL;
+	bool low;
+
+	raw_spin_lock(&hwpmc_maps_reserve_lock);
+	if (hwpmc_maps_nreserve)
+		w = hwpmc_maps_reserve[--hwpmc_maps_nreserve];
+	low = hwpmc_maps_nreserve < HWPMC_MAPS_RESERVE / 2;
+	raw_spin_unlock(&hwpmc_maps_reserve_lock);
+	if (low)
+		schedule_work(&hwpmc_maps_refill);
+	return w;
+}
+
 /* Queue a mapping scan for current (tracepoint context). */
 static void hwpmc_maps_queue(unsigned long addr)
 {
@@ -283,7 +352,7 @@ static void hwpmc_maps_queue(unsigned long addr)
 
 	if (!current->mm || (current->flags & PF_KTHREAD))
 		return;
-	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	w = hwpmc_maps_work_get();
 	if (!w) {
 		atomic64_inc(&hwpmc_stats.alloc_failed);
 		return;

@@ -412,6 +412,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	err = cls->ops->allocate(pm, a);
 	if (!err && hwpmc_is_sampling(pm)) {
 		/* Samplers need the mappings of what they sample. */
+		hwpmc_maps_reserve_fill();
 		err = hwpmc_hook_get(HWPMC_HOOK_MAPS);
 		if (err)
 			cls->ops->release(pm);
@@ -471,20 +472,29 @@ static void hwpmc_log_existing_targets(struct hwpmc_pmc *pm)
 }
 
 /*
- * A log was just configured: tell it about the PMCs that exist and the
- * processes they are attached to (with their code mappings).
+ * CONFIGURELOG: publish @log and tell it about the PMCs that exist and the
+ * processes they are attached to, with their code mappings.  The owner's
+ * lock keeps PMCs from coming or going meanwhile (so none is logged
+ * twice); hwpmc_sx is only held to publish, because MAP_IN takes each
+ * target's mmap lock, which a target's user can stall.  Called with the
+ * owner's log_lock (before po->lock in the lock order).
  */
-void hwpmc_log_existing_pmcs(struct hwpmc_owner *po)
+void hwpmc_log_publish(struct hwpmc_owner *po, struct hwpmc_log *log)
 {
 	struct hwpmc_pmc *pm;
 	int id;
 
-	lockdep_assert_held(&hwpmc_sx);
+	lockdep_assert_held(&po->log_lock);
+	mutex_lock(&po->lock);
+	mutex_lock(&hwpmc_sx);
+	rcu_assign_pointer(po->log, log);
+	mutex_unlock(&hwpmc_sx);
 	idr_for_each_entry(&po->pmcs, pm, id) {
 		hwpmc_log_pmcallocate(pm);
 		if (!hwpmc_is_system(pm) && pm->ntargets)
 			hwpmc_log_existing_targets(pm);
 	}
+	mutex_unlock(&po->lock);
 }
 
 static void hwpmc_pmc_stop(struct hwpmc_pmc *pm);

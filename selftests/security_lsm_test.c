@@ -378,7 +378,6 @@ TEST_F(lsm, apparmor_profile_denying_ptrace)
 	ASSERT_NE(NULL, f);
 	fprintf(f, "profile %s flags=(attach_disconnected) {\n"
 		"  file,\n  capability,\n  network,\n  signal,\n  unix,\n"
-		"  mount,\n  umount,\n  pivot_root,\n  dbus,\n"
 		"  deny ptrace,\n}\n", AA_PROFILE);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "%s -r %s 2>&1", parser, AA_FILE);
