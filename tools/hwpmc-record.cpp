@@ -324,27 +324,23 @@ int run(options &o) {
         if (!ls.read_ok)
             return 1;
     }
-    if (failed && status == 0)
-        status = 1;
-    return status;
+    return failed && status == 0 ? 1 : status;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
     options o;
-    const auto longopts = sampling_longopts({
-        {"output", required_argument, nullptr, 'o'},
-        {"quiet", no_argument, nullptr, 'q'},
-        {"verbose", no_argument, nullptr, 'v'},
-        {"help", no_argument, nullptr, 'h'},
-    });
-    const std::string optstring = std::string("+") + sampling_optstring + "o:l:qvh";
+    option_reader r = sampling_options_reader(prog, argc, argv, "o:l:qvh",
+                                              {
+                                                  {"output", required_argument, nullptr, 'o'},
+                                                  {"quiet", no_argument, nullptr, 'q'},
+                                                  {"verbose", no_argument, nullptr, 'v'},
+                                                  {"help", no_argument, nullptr, 'h'},
+                                              },
+                                              usage);
     int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, optstring.c_str(), longopts.data(), nullptr)) != -1) {
-        if (sampling_option(prog, opt, optarg, &o))
-            continue;
+    while ((opt = next_tool_option(prog, r, &o)) != -1) {
         switch (opt) {
         case 'o':
             if (!*optarg)
@@ -360,15 +356,11 @@ int main(int argc, char **argv) {
         case 'v':
             o.verbose++;
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
         default:
-            bad_option(prog, argv, "eFcCpol");
+            r.bad("eFcCpol");
         }
     }
-    for (int i = optind; i < argc; i++)
-        o.command.push_back(argv[i]);
+    o.command = r.operands();
     if (o.system_wide && !o.pids.empty())
         usage_error(prog, "-a and -p exclude each other");
     if (!o.cpus.empty() && !o.system_wide)

@@ -10,6 +10,7 @@
 #include "lib/common.hpp"
 #include "lib/lists.hpp"
 #include "lib/numbers.hpp"
+#include "lib/options.hpp"
 #include "profile/output.hpp"
 
 #include <hwpmc/hwpmc.hpp>
@@ -346,29 +347,29 @@ int main(int argc, char **argv) {
         opt_event,
         opt_percent_limit,
     };
-    static const struct option longopts[] = {
-        {"input", required_argument, nullptr, 'i'},
-        {"sort", required_argument, nullptr, 's'},
-        {"children", no_argument, nullptr, opt_children},
-        {"call-graph", optional_argument, nullptr, opt_call_graph},
-        {"folded", no_argument, nullptr, opt_folded},
-        {"flamegraph", required_argument, nullptr, opt_flamegraph},
-        {"title", required_argument, nullptr, opt_title},
-        {"dump", no_argument, nullptr, opt_dump},
-        {"pid", required_argument, nullptr, opt_pid},
-        {"tid", required_argument, nullptr, opt_tid},
-        {"comm", required_argument, nullptr, opt_comm},
-        {"cpu", required_argument, nullptr, opt_cpu},
-        {"event", required_argument, nullptr, opt_event},
-        {"user", no_argument, nullptr, 'u'},
-        {"percent-limit", required_argument, nullptr, opt_percent_limit},
-        {"quiet", no_argument, nullptr, 'q'},
-        {"help", no_argument, nullptr, 'h'},
-        {nullptr, 0, nullptr, 0},
-    };
+    option_reader r(prog, argc, argv, "i:s:guqh",
+                    {
+                        {"input", required_argument, nullptr, 'i'},
+                        {"sort", required_argument, nullptr, 's'},
+                        {"children", no_argument, nullptr, opt_children},
+                        {"call-graph", optional_argument, nullptr, opt_call_graph},
+                        {"folded", no_argument, nullptr, opt_folded},
+                        {"flamegraph", required_argument, nullptr, opt_flamegraph},
+                        {"title", required_argument, nullptr, opt_title},
+                        {"dump", no_argument, nullptr, opt_dump},
+                        {"pid", required_argument, nullptr, opt_pid},
+                        {"tid", required_argument, nullptr, opt_tid},
+                        {"comm", required_argument, nullptr, opt_comm},
+                        {"cpu", required_argument, nullptr, opt_cpu},
+                        {"event", required_argument, nullptr, opt_event},
+                        {"user", no_argument, nullptr, 'u'},
+                        {"percent-limit", required_argument, nullptr, opt_percent_limit},
+                        {"quiet", no_argument, nullptr, 'q'},
+                        {"help", no_argument, nullptr, 'h'},
+                    },
+                    usage);
     int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "i:s:guqh", longopts, nullptr)) != -1) {
+    while ((opt = r.next()) != -1) {
         switch (opt) {
         case 'i':
             o.input = optarg;
@@ -447,11 +448,8 @@ int main(int argc, char **argv) {
             o.quiet = true;
             o.text.header = false;
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
         default:
-            hwpmc_tools::bad_option(prog, argv, "is");
+            r.bad("is");
         }
     }
     if (optind < argc)

@@ -11,6 +11,7 @@
 #include "lib/common.hpp"
 #include "lib/lists.hpp"
 #include "lib/numbers.hpp"
+#include "lib/options.hpp"
 #include "lib/pmc_group.hpp"
 #include "lib/run.hpp"
 #include "stat/events.hpp"
@@ -49,6 +50,7 @@ using namespace hwpmc_stat;
 using hwpmc_tools::cpu_list_string;
 using hwpmc_tools::exit_status_of;
 using hwpmc_tools::monotonic_seconds;
+using hwpmc_tools::option_reader;
 using hwpmc_tools::parse_at_least;
 using hwpmc_tools::parse_cpu_list;
 using hwpmc_tools::parse_pid_list;
@@ -190,6 +192,14 @@ double parse_double(const char *arg, const char *opt, double min) {
 
 // ---------------------------------------------------------------------------
 // Counters
+
+// What each PMC of `c` counts, for the printer.
+std::vector<slot> slots_of(const pmc_group &c) {
+    std::vector<slot> out;
+    for (const auto &m : c.members())
+        out.push_back({m.req, m.cpu});
+    return out;
+}
 
 // A failure that means "this machine cannot count that event".
 bool unavailable(int err) {
@@ -381,7 +391,7 @@ run_result run_once(options &o, pmc_group &c, printer &pr) {
             pr.interval_header();
             header_done = true;
         }
-        pr.counters(make_rows(o, c.members(), {delta}), t - last_tick, t - t0);
+        pr.counters(make_rows(o, slots_of(c), {delta}), t - last_tick, t - t0);
         last_tick = t;
         return true;
     };
@@ -418,7 +428,7 @@ run_result run_once(options &o, pmc_group &c, printer &pr) {
             delta[i] = res.values[i] - last[i];
         if (!header_done)
             pr.interval_header();
-        pr.counters(make_rows(o, c.members(), {delta}), t1 - last_tick, t1 - t0);
+        pr.counters(make_rows(o, slots_of(c), {delta}), t1 - last_tick, t1 - t0);
     }
     for (size_t i = 0; i < res.values.size(); i++)
         res.values[i] -= base[i];
@@ -463,35 +473,34 @@ int main(int argc, char **argv) {
         OPT_INHERIT,
         OPT_NO_INHERIT,
     };
-    static const struct option longopts[] = {
-        {"event", required_argument, nullptr, 'e'},
-        {"pid", required_argument, nullptr, 'p'},
-        {"tid", required_argument, nullptr, 't'},
-        {"system", required_argument, nullptr, 's'},
-        {"all-cpus", no_argument, nullptr, 'a'},
-        {"cpu", required_argument, nullptr, 'C'},
-        {"no-aggr", no_argument, nullptr, 'A'},
-        {"no-inherit", no_argument, nullptr, OPT_NO_INHERIT},
-        {"inherit", no_argument, nullptr, OPT_INHERIT},
-        {"interval-print", required_argument, nullptr, 'I'},
-        {"repeat", required_argument, nullptr, 'r'},
-        {"field-separator", required_argument, nullptr, 'x'},
-        {"json", no_argument, nullptr, 'j'},
-        {"output", required_argument, nullptr, 'o'},
-        {"append", no_argument, nullptr, OPT_APPEND},
-        {"no-big-num", no_argument, nullptr, OPT_NO_BIG_NUM},
-        {"timeout", required_argument, nullptr, OPT_TIMEOUT},
-        {"verbose", no_argument, nullptr, 'v'},
-        {"help", no_argument, nullptr, 'h'},
-        {"version", no_argument, nullptr, 'V'},
-        {nullptr, 0, nullptr, 0},
-    };
+    option_reader r(prog, argc, argv, "+e:p:t:s:aC:c:AdI:w:r:x:jo:l:vhV",
+                    {
+                        {"event", required_argument, nullptr, 'e'},
+                        {"pid", required_argument, nullptr, 'p'},
+                        {"tid", required_argument, nullptr, 't'},
+                        {"system", required_argument, nullptr, 's'},
+                        {"all-cpus", no_argument, nullptr, 'a'},
+                        {"cpu", required_argument, nullptr, 'C'},
+                        {"no-aggr", no_argument, nullptr, 'A'},
+                        {"no-inherit", no_argument, nullptr, OPT_NO_INHERIT},
+                        {"inherit", no_argument, nullptr, OPT_INHERIT},
+                        {"interval-print", required_argument, nullptr, 'I'},
+                        {"repeat", required_argument, nullptr, 'r'},
+                        {"field-separator", required_argument, nullptr, 'x'},
+                        {"json", no_argument, nullptr, 'j'},
+                        {"output", required_argument, nullptr, 'o'},
+                        {"append", no_argument, nullptr, OPT_APPEND},
+                        {"no-big-num", no_argument, nullptr, OPT_NO_BIG_NUM},
+                        {"timeout", required_argument, nullptr, OPT_TIMEOUT},
+                        {"verbose", no_argument, nullptr, 'v'},
+                        {"help", no_argument, nullptr, 'h'},
+                        {"version", no_argument, nullptr, 'V'},
+                    },
+                    usage);
     options o;
     bool csv = false, json = false, want_version = false;
     int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "+e:p:t:s:aC:c:AdI:w:r:x:jo:l:vhV", longopts, nullptr)) !=
-           -1) {
+    while ((opt = r.next()) != -1) {
         switch (opt) {
         case 'e':
             add_event_arg(o, optarg, scope::process, true);
@@ -571,9 +580,6 @@ int main(int argc, char **argv) {
         case 'v':
             o.verbose++;
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
         case 'V':
             want_version = true;
             break;
@@ -583,11 +589,10 @@ int main(int argc, char **argv) {
                 usage_error(std::string("option -") + static_cast<char>(optopt) +
                             " is a pmcstat sampling or log option: hwpmc-stat only counts "
                             "(hwpmc-record samples)");
-            hwpmc_tools::bad_option(prog, argv, "eptsCcIwrxol");
+            r.bad("eptsCcIwrxol");
         }
     }
-    for (int i = optind; i < argc; i++)
-        o.command.push_back(argv[i]);
+    o.command = r.operands();
 
     if (want_version) {
         std::printf("hwpmc-stat: hwpmc module %s; this tool speaks ABI %d.%d\n",
@@ -677,7 +682,7 @@ int main(int argc, char **argv) {
         o.repeat = static_cast<int>(runs.size());
     if (o.interval_ms <= 0) {
         pr.header(target_description(o));
-        pr.counters(make_rows(o, c.members(), runs), [&] {
+        pr.counters(make_rows(o, slots_of(c), runs), [&] {
             double m, r;
             fill_stats(elapsed, &m, &r);
             return m;

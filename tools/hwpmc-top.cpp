@@ -356,26 +356,25 @@ int run(options &o) {
 } // namespace
 
 int main(int argc, char **argv) {
-    options o;
     enum {
         opt_cumulative = 256,
         opt_iterations,
     };
-    const auto longopts = sampling_longopts({
-        {"delay", required_argument, nullptr, 'd'},
-        {"lines", required_argument, nullptr, 'n'},
-        {"sort", required_argument, nullptr, 's'},
-        {"cumulative", no_argument, nullptr, opt_cumulative},
-        {"user", no_argument, nullptr, 'u'},
-        {"iterations", required_argument, nullptr, opt_iterations},
-        {"help", no_argument, nullptr, 'h'},
-    });
-    const std::string optstring = std::string("+") + sampling_optstring + "d:n:s:ul:h";
+    options o;
+    option_reader r =
+        sampling_options_reader(prog, argc, argv, "d:n:s:ul:h",
+                                {
+                                    {"delay", required_argument, nullptr, 'd'},
+                                    {"lines", required_argument, nullptr, 'n'},
+                                    {"sort", required_argument, nullptr, 's'},
+                                    {"cumulative", no_argument, nullptr, opt_cumulative},
+                                    {"user", no_argument, nullptr, 'u'},
+                                    {"iterations", required_argument, nullptr, opt_iterations},
+                                    {"help", no_argument, nullptr, 'h'},
+                                },
+                                usage);
     int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, optstring.c_str(), longopts.data(), nullptr)) != -1) {
-        if (sampling_option(prog, opt, optarg, &o))
-            continue;
+    while ((opt = next_tool_option(prog, r, &o)) != -1) {
         switch (opt) {
         case 'd':
             o.delay = parse_positive(prog, optarg, "-d");
@@ -404,17 +403,13 @@ int main(int argc, char **argv) {
         case opt_iterations:
             o.iterations = static_cast<long>(parse_count(prog, optarg, "--iterations"));
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
         default:
-            bad_option(prog, argv, "eFcCpdnsl");
+            r.bad("eFcCpdnsl");
         }
     }
     if (!o.cpus.empty()) // -C alone: those CPUs, system-wide
         o.system_wide = true;
-    for (int i = optind; i < argc; i++)
-        o.command.push_back(argv[i]);
+    o.command = r.operands();
     if (o.system_wide && !o.pids.empty())
         usage_error(prog, "-a and -p exclude each other");
     if (o.pids.empty() && o.command.empty())

@@ -61,8 +61,22 @@ std::vector<struct option> sampling_longopts(std::initializer_list<struct option
         {"no-inherit", no_argument, nullptr, opt_no_inherit},
     };
     v.insert(v.end(), more);
-    v.push_back({nullptr, 0, nullptr, 0});
     return v;
+}
+
+option_reader sampling_options_reader(const char *prog, int argc, char **argv,
+                                      const char *optstring,
+                                      std::initializer_list<struct option> more,
+                                      void (*usage)(FILE *)) {
+    return option_reader(prog, argc, argv, std::string("+") + sampling_optstring + optstring,
+                         sampling_longopts(more), usage);
+}
+
+int next_tool_option(const char *prog, option_reader &r, sampling_options *o) {
+    int opt;
+    while ((opt = r.next()) != -1 && sampling_option(prog, opt, optarg, o)) {
+    }
+    return opt;
 }
 
 bool sampling_option(const char *prog, int opt, const char *arg, sampling_options *o) {

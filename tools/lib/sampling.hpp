@@ -6,6 +6,7 @@
 #pragma once
 
 #include "numbers.hpp"
+#include "options.hpp"
 #include "pmc_group.hpp"
 #include "run.hpp"
 
@@ -40,8 +41,18 @@ struct sampling_options {
 // getopt_long() returns for --no-inherit.
 constexpr const char *sampling_optstring = "e:F:c:gaC:p:";
 constexpr int opt_no_inherit = 0x1000;
-// The tool's long options: the shared ones, then `more`, then the end.
+// The tool's long options: the shared ones, then `more`.
 std::vector<struct option> sampling_longopts(std::initializer_list<struct option> more);
+
+// The command line of a sampling tool: its own options (`optstring` and
+// `more` long options) after the shared ones.
+option_reader sampling_options_reader(const char *prog, int argc, char **argv,
+                                      const char *optstring,
+                                      std::initializer_list<struct option> more,
+                                      void (*usage)(FILE *));
+// The next option that is not a shared one (those are applied to `o`), or
+// -1 after the last.
+int next_tool_option(const char *prog, option_reader &r, sampling_options *o);
 
 // Apply option `opt` (its argument `arg`) to `o` if it is one of those;
 // false if it is not.  A bad value is a usage error.  -F and -c together

@@ -95,13 +95,13 @@ bool file_exists(const std::string &p) {
 
 // The separate debug file of an ELF file, as gdb finds it: by build id
 // under /usr/lib/debug/.build-id, then by .gnu_debuglink.
-std::string debug_file_of(Elf *elf, const std::string &path) {
+std::string debug_file_of(Elf *elf, const std::string &path, const std::string &debug_dir) {
     const void *id = nullptr;
     ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
     if (n > 1) {
         const auto *b = static_cast<const unsigned char *>(id);
         static const char hex[] = "0123456789abcdef";
-        std::string s = "/usr/lib/debug/.build-id/";
+        std::string s = debug_dir + "/.build-id/";
         s += hex[b[0] >> 4];
         s += hex[b[0] & 15];
         s += '/';
@@ -117,8 +117,7 @@ std::string debug_file_of(Elf *elf, const std::string &path) {
     const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
     if (link && *link) {
         std::string dir = path.substr(0, path.rfind('/') + 1);
-        for (const std::string &c :
-             {dir + ".debug/" + link, "/usr/lib/debug" + dir + link, dir + link}) {
+        for (const std::string &c : {dir + ".debug/" + link, debug_dir + dir + link, dir + link}) {
             if (c != path && file_exists(c))
                 return c;
         }
@@ -167,7 +166,8 @@ bool read_symbols(Elf *elf, bool want_symtab, std::vector<elf_symbols::symbol> *
 
 } // namespace
 
-std::unique_ptr<elf_symbols> elf_symbols::load(const std::string &path, std::string *why) {
+std::unique_ptr<elf_symbols> elf_symbols::load(const std::string &path, std::string *why,
+                                               const std::string &debug_dir) {
     static bool init = elf_version(EV_CURRENT) != EV_NONE;
     if (!init) {
         *why = "libelf is out of date";
@@ -204,7 +204,7 @@ std::unique_ptr<elf_symbols> elf_symbols::load(const std::string &path, std::str
     // The full symbol table, from the file or else from its debug file;
     // the dynamic symbols as a last resort.
     if (!read_symbols(h.elf, true, &es->syms_)) {
-        std::string dbg = debug_file_of(h.elf, path);
+        std::string dbg = debug_file_of(h.elf, path, debug_dir);
         elf_handle d;
         std::string ignored;
         if (!dbg.empty() && d.open(dbg, &ignored) && read_symbols(d.elf, true, &es->syms_))

@@ -31,7 +31,10 @@ public:
 
     // Read `path`; nullptr with *why set if it is not a readable ELF file.
     // vdso_name stands for the vDSO (as MAP_IN names it): this tool's own.
-    static std::unique_ptr<elf_symbols> load(const std::string &path, std::string *why);
+    // Separate debug files are looked for under `debug_dir` (.build-id/,
+    // and the file's own directory below it) and next to the file.
+    static std::unique_ptr<elf_symbols> load(const std::string &path, std::string *why,
+                                             const std::string &debug_dir = "/usr/lib/debug");
 
     // A file offset as an ELF virtual address, through the PT_LOAD program
     // headers (false if no loaded segment holds it).

@@ -9,7 +9,6 @@
 namespace hwpmc_stat {
 
 using hwpmc_tools::group_thousands;
-using hwpmc_tools::pmc_group;
 using hwpmc_tools::thousands;
 using role = hwpmc::event_role;
 
@@ -38,13 +37,13 @@ void fill_stats(std::vector<double> xs, double *mean, double *rel_sd) {
     *rel_sd = *mean != 0 ? 100.0 * sd_mean / *mean : 0;
 }
 
-std::vector<row> make_rows(const options &o, const std::vector<pmc_group::member> &slots,
+std::vector<row> make_rows(const options &o, const std::vector<slot> &slots,
                            const std::vector<std::vector<uint64_t>> &runs) {
     std::vector<row> rows;
     for (size_t e = 0; e < o.events.size(); e++) {
         std::vector<int> cpus;
         for (const auto &s : slots)
-            if (s.req == e)
+            if (s.ev == e)
                 cpus.push_back(o.no_aggr ? s.cpu : -1);
         cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
         for (int cpu : cpus) {
@@ -52,7 +51,7 @@ std::vector<row> make_rows(const options &o, const std::vector<pmc_group::member
             for (const auto &v : runs) {
                 uint64_t sum = 0;
                 for (size_t i = 0; i < slots.size(); i++)
-                    if (slots[i].req == e && (cpu < 0 || slots[i].cpu == cpu))
+                    if (slots[i].ev == e && (cpu < 0 || slots[i].cpu == cpu))
                         sum += v[i];
                 r.runs.push_back(sum);
             }

@@ -7,8 +7,6 @@
 
 #include "events.hpp"
 
-#include "lib/pmc_group.hpp"
-
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -27,10 +25,16 @@ struct row {
 // The mean and the standard deviation of the mean, in % of the mean.
 void fill_stats(std::vector<double> xs, double *mean, double *rel_sd);
 
+// What a PMC counts: its event (index into options::events) and CPU (-1:
+// process scope).
+struct slot {
+    size_t ev;
+    int cpu;
+};
+
 // Rows to print, from per-run values of the PMCs `slots`: per CPU (-A) or
 // summed.
-std::vector<row> make_rows(const options &o,
-                           const std::vector<hwpmc_tools::pmc_group::member> &slots,
+std::vector<row> make_rows(const options &o, const std::vector<slot> &slots,
                            const std::vector<std::vector<uint64_t>> &runs);
 
 struct metric {
