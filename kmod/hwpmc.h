@@ -36,6 +36,9 @@ extern int hwpmc_nsamples;
 extern int hwpmc_unprivileged_syspmcs;
 extern int hwpmc_unprivileged_proc_debug;
 extern int hwpmc_unprivileged_kernel;
+extern int hwpmc_unprivileged_hw;	/* hardware PMCs without CAP_PERFMON */
+extern int hwpmc_min_hw_period;		/* unprivileged hardware sampling */
+extern int hwpmc_max_sample_rate;	/* PMIs per second per CPU */
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -86,6 +89,8 @@ struct hwpmc_class_ops {
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
 	u64 (*max_period)(void);
+	/* Optional: the shortest period the caller may ask for (process). */
+	u64 (*min_period)(void);
 	/* Optional: can row @idx (of the class) hold the PMC asked for? */
 	bool (*row_ok)(const struct hwpmc_class *cls, unsigned int idx,
 		       const struct pmc_op_pmcallocate *a);
@@ -115,6 +120,7 @@ extern const struct hwpmc_class_ops *const hwpmc_k8_ops;
 int hwpmc_x86_init(void);
 void hwpmc_x86_fini(void);
 void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next);
+void hwpmc_x86_fork(struct task_struct *parent, struct task_struct *child);
 
 int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);

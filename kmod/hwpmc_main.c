@@ -83,6 +83,11 @@ DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
 int hwpmc_unprivileged_syspmcs;
 int hwpmc_unprivileged_proc_debug = 1;
 int hwpmc_unprivileged_kernel;	/* see hwpmc_priv_kernel() */
+int hwpmc_unprivileged_hw;	/* see x86/core.c, hwpmc_x86_allocate() */
+int hwpmc_min_hw_period = 10000;	/* see x86/core.c, x86_min_period() */
+int hwpmc_max_sample_rate = 100000;	/* see x86/nmi.c, the throttle */
+static int hwpmc_period_max = INT_MAX;
+static int hwpmc_rate_max = 100000000;
 
 static struct ctl_table hwpmc_sysctls[] = {
 	{
@@ -111,6 +116,33 @@ static struct ctl_table hwpmc_sysctls[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "unprivileged_hw",
+		.data		= &hwpmc_unprivileged_hw,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "min_hw_period",
+		.data		= &hwpmc_min_hw_period,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_period_max,
+	},
+	{
+		.procname	= "max_sample_rate",
+		.data		= &hwpmc_max_sample_rate,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_rate_max,
 	},
 	{ }	/* sentinel, for kernels before 6.6 */
 };

@@ -208,9 +208,14 @@ static bool hwpmc_needs_log(const struct hwpmc_pmc *pm)
 	       (pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT));
 }
 
-/* Can a counter of @cls hold a sampling period of @period events? */
+/*
+ * Can a counter of @cls hold a sampling period of @period events, and may
+ * the caller ask for one that short?
+ */
 static bool hwpmc_period_ok(const struct hwpmc_class *cls, u64 period)
 {
+	if (cls->ops->min_period && period < cls->ops->min_period())
+		return false;
 	return !cls->ops->max_period || period <= cls->ops->max_period();
 }
 

@@ -191,7 +191,10 @@ bool allocate_samplers(const char *prog, hwpmc::device &dev, const sampling_opti
                 if (e.code().value() == EINVAL && !dynamic_cast<const hwpmc::spec_error *>(&e))
                     std::fprintf(stderr,
                                  "  The event may not support sampling, or the period %s is out "
-                                 "of its range.\n",
+                                 "of its range\n"
+                                 "  (without CAP_PERFMON, a hardware event's period must be at "
+                                 "least\n"
+                                 "  'sysctl kernel.hwpmc.min_hw_period').\n",
                                  thousands(period).c_str());
                 return false;
             }
