@@ -46,6 +46,10 @@ extern int hwpmc_log_buffer_reserve;
 extern int hwpmc_max_owners_per_user;
 extern int hwpmc_max_pmcs_per_user;
 #define HWPMC_LIMIT_CEILING	BIT(20)
+extern int hwpmc_unprivileged_kernel;
+extern int hwpmc_unprivileged_hw;	/* hardware PMCs without CAP_PERFMON */
+extern int hwpmc_min_hw_period;		/* unprivileged hardware sampling */
+extern int hwpmc_max_sample_rate;	/* PMIs per second per CPU */
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -96,6 +100,8 @@ struct hwpmc_class_ops {
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
 	u64 (*max_period)(void);
+	/* Optional: the shortest period the caller may ask for (process). */
+	u64 (*min_period)(void);
 	/* Optional: can row @idx (of the class) hold the PMC asked for? */
 	bool (*row_ok)(const struct hwpmc_class *cls, unsigned int idx,
 		       const struct pmc_op_pmcallocate *a);
@@ -125,6 +131,7 @@ extern const struct hwpmc_class_ops *const hwpmc_k8_ops;
 int hwpmc_x86_init(void);
 void hwpmc_x86_fini(void);
 void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next);
+void hwpmc_x86_fork(struct task_struct *parent, struct task_struct *child);
 
 int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);
@@ -216,6 +223,7 @@ struct hwpmc_pmc {
 	u64 reload;			/* sampling period */
 	int state;			/* hooks: READ_ONCE() */
 	unsigned int pflags;
+	bool priv_kernel;		/* hooks: hwpmc_priv_kernel() at alloc */
 	atomic64_t value;		/* hooks: the count */
 	atomic64_t remaining;		/* sampling: events to the next sample */
 	struct list_head cls_node;	/* for the class's own lists */
@@ -402,6 +410,10 @@ void hwpmc_soft_exit(struct task_struct *task);
 /* hwpmc_priv.c: privilege decisions. */
 bool hwpmc_priv_system(void);		/* non-jailed super-user */
 bool hwpmc_priv_admin(void);		/* PRIV_PMC_MANAGE */
+bool hwpmc_priv_kernel(void);		/* may see kernel mode; process ctx */
+void hwpmc_priv_init(void);
+void hwpmc_priv_fini(void);
+int hwpmc_read_sysctl_int(const char *name, int *val);
 
 long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 

@@ -35,7 +35,10 @@ static void hwpmc_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)
 {
 	struct hwpmc_owner *logged[HWPMC_FORK_MAXLOGS];
-	unsigned int n = hwpmc_proc_fork(parent, child, logged);
+	unsigned int n;
+
+	hwpmc_x86_fork(parent, child);		/* RDPMC is not inherited */
+	n = hwpmc_proc_fork(parent, child, logged);
 
 	/* One PROCFORK per log: system samplers skip those just written. */
 	hwpmc_maps_sysfork(parent, child, logged, n);

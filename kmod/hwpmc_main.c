@@ -118,6 +118,14 @@ static int hwpmc_log_writers_max = 64;
 static int hwpmc_pct_max = 100;
 static int hwpmc_reserve_max = 90;
 
+/* Kernel mode, hardware PMCs and sampling rates; see the threat model. */
+int hwpmc_unprivileged_kernel;	/* see hwpmc_priv_kernel() */
+int hwpmc_unprivileged_hw;	/* see x86/core.c, hwpmc_x86_allocate() */
+int hwpmc_min_hw_period = 10000;	/* see x86/core.c, x86_min_period() */
+int hwpmc_max_sample_rate = 100000;	/* see x86/nmi.c, the throttle */
+static int hwpmc_period_max = INT_MAX;
+static int hwpmc_rate_max = 100000000;
+
 static struct ctl_table hwpmc_sysctls[] = {
 	{
 		.procname	= "unprivileged_syspmcs",
@@ -190,6 +198,42 @@ static struct ctl_table hwpmc_sysctls[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ONE,
 		.extra2		= &hwpmc_limit_ceiling,
+	},
+	{
+		.procname	= "unprivileged_kernel",
+		.data		= &hwpmc_unprivileged_kernel,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "unprivileged_hw",
+		.data		= &hwpmc_unprivileged_hw,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "min_hw_period",
+		.data		= &hwpmc_min_hw_period,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_period_max,
+	},
+	{
+		.procname	= "max_sample_rate",
+		.data		= &hwpmc_max_sample_rate,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_rate_max,
 	},
 	{ }	/* sentinel, for kernels before 6.6 */
 };
@@ -453,6 +497,7 @@ static int __init hwpmc_init(void)
 	err = hwpmc_testing_init();
 	if (err)
 		goto out_wq;
+	hwpmc_priv_init();
 	err = hwpmc_x86_init();
 	if (err)
 		goto out_testing;
@@ -508,6 +553,7 @@ out_classes:
 out_x86:
 	hwpmc_x86_fini();
 out_testing:
+	hwpmc_priv_fini();
 	hwpmc_testing_fini();
 out_wq:
 	destroy_workqueue(hwpmc_wq);
@@ -534,6 +580,7 @@ static void __exit hwpmc_exit(void)
 	hwpmc_rows_fini();
 	hwpmc_classes_fini();
 	hwpmc_x86_fini();
+	hwpmc_priv_fini();
 	hwpmc_testing_fini();
 }
 

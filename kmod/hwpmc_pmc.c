@@ -309,9 +309,14 @@ static bool hwpmc_needs_log(const struct hwpmc_pmc *pm)
 	       (pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT));
 }
 
-/* Can a counter of @cls hold a sampling period of @period events? */
+/*
+ * Can a counter of @cls hold a sampling period of @period events, and may
+ * the caller ask for one that short?
+ */
 static bool hwpmc_period_ok(const struct hwpmc_class *cls, u64 period)
 {
+	if (cls->ops->min_period && period < cls->ops->min_period())
+		return false;
 	return !cls->ops->max_period || period <= cls->ops->max_period();
 }
 
@@ -394,6 +399,8 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	pm->cpu = a->pm_cpu;
 	pm->config = a->pm_config;
 	pm->config1 = a->pm_config1;
+	/* Decided once, here, in process context: hooks and NMIs read it. */
+	pm->priv_kernel = hwpmc_priv_kernel();
 	pm->state = PMC_STATE_ALLOCATED;
 	INIT_LIST_HEAD(&pm->targets);
 	INIT_LIST_HEAD(&pm->cls_node);

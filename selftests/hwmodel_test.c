@@ -31,7 +31,9 @@
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
 
+#include <grp.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define MODEL_DIR	"/sys/kernel/debug/hwpmc-model"
@@ -58,6 +60,8 @@
 #define SEL_EN		(1ULL << 22)
 /* The model's LVTPC: NMI delivery, unmasked (delivery sets 0x10000). */
 #define LVTPC_NMI	0x400
+#define SYSCTL_UNPRIV_HW "/proc/sys/kernel/hwpmc/unprivileged_hw"
+#define SYSCTL_MIN_PERIOD "/proc/sys/kernel/hwpmc/min_hw_period"
 
 /* --- the module ---------------------------------------------------------- */
 
@@ -810,12 +814,202 @@ TEST_F_TIMEOUT(hw, anythread_needs_privilege, 120)
 	EXPECT_EQ(0xe, mget(self->cpu, "fixed_ctrl"));
 	ASSERT_EQ(0, hwpmc_release(self->fd, id));
 
+	/* Hardware PMCs open to unprivileged users (unprivileged_hw). */
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 1));
 	EXPECT_EQ(EPERM, alloc_as_nobody(self->fd, variant->gp_class,
 					 EV_INSTR, any));
 	EXPECT_EQ(EPERM, alloc_as_nobody(self->fd, PMC_CLASS_IAF, 0, any));
 	EXPECT_EQ(0, alloc_as_nobody(self->fd, variant->gp_class, EV_INSTR,
 				     0));
 	EXPECT_EQ(0, alloc_as_nobody(self->fd, PMC_CLASS_IAF, 0, 0));
+	EXPECT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 0));
+}
+
+/*
+ * In a child that became "nobody": PMCALLOCATE @a on @fd (the test's own
+ * open, inherited: the caller's credentials decide).  Returns the errno,
+ * or, with @keep, 100 + the PMC's id (kept for the test to use).
+ */
+static int alloc_req_as_nobody(int fd, struct pmc_op_pmcallocate *a, int keep)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int err;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(255);
+		err = hwpmc_ioctl_err(fd, HWPMC_IOC_PMCALLOCATE, a);
+		if (err || a->pm_pmcid >= 100)
+			_exit(err ? err : 254);
+		if (!keep)
+			_exit(hwpmc_release(fd, a->pm_pmcid));
+		_exit(100 + a->pm_pmcid);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * kernel.hwpmc.unprivileged_hw (default 0, a boolean): a caller without
+ * CAP_PERFMON cannot allocate a hardware PMC (EPERM) unless it is 1, since
+ * any hardware PMC takes every counter from perf, KVM's virtual PMU and
+ * the NMI watchdog for as long as it lives; SOFT PMCs stay open to it,
+ * and root is unaffected.
+ */
+TEST_F_TIMEOUT(hw, unprivileged_hw_needs_sysctl, 120)
+{
+	struct stat st;
+	__u32 id;
+
+	EXPECT_EQ(0, hwpmc_sysctl_get(SYSCTL_UNPRIV_HW));
+	ASSERT_EQ(0, stat(SYSCTL_UNPRIV_HW, &st));
+	EXPECT_EQ(0644, st.st_mode & 0777);
+	EXPECT_EQ(EINVAL, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 2));
+	EXPECT_EQ(EINVAL, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, -1));
+	EXPECT_EQ(0, hwpmc_sysctl_get(SYSCTL_UNPRIV_HW));
+
+	EXPECT_EQ(EPERM, alloc_as_nobody(self->fd, variant->gp_class,
+					 EV_INSTR, PMC_X86_CONFIG_USR));
+	if (variant->nfixed)
+		EXPECT_EQ(EPERM, alloc_as_nobody(self->fd, PMC_CLASS_IAF, 0,
+						 PMC_X86_CONFIG_USR));
+	EXPECT_EQ(0, alloc_as_nobody(self->fd, PMC_CLASS_SOFT,
+				     PMC_SOFT_SCHED_SWITCH, 0));
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &id));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 1));
+	EXPECT_EQ(0, alloc_as_nobody(self->fd, variant->gp_class, EV_INSTR,
+				     PMC_X86_CONFIG_USR));
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 0));
+	EXPECT_EQ(EPERM, alloc_as_nobody(self->fd, variant->gp_class,
+					 EV_INSTR, PMC_X86_CONFIG_USR));
+}
+
+/*
+ * Unprivileged owners count and sample user mode only (with
+ * unprivileged_hw=1): asking for kernel mode (the os bit, or
+ * PMC_CAP_SYSTEM) is EACCES, as perf_event_open() answers; asking for
+ * neither mode gives user mode alone (the event select has USR, not OS),
+ * and kernel-mode events are not counted.  With
+ * kernel.hwpmc.unprivileged_kernel=1 inside perf_event_paranoid <= 1 and
+ * kptr_restrict = 0, kernel mode opens to them (hwpmc_priv_kernel()).
+ */
+TEST_F_TIMEOUT(hw, unprivileged_user_mode_only, 120)
+{
+	const char *kptr = "/proc/sys/kernel/kptr_restrict";
+	const char *paranoid = "/proc/sys/kernel/perf_event_paranoid";
+	const char *ukern = "/proc/sys/kernel/hwpmc/unprivileged_kernel";
+	struct pmc_op_pmcallocate a = {
+		.pm_class = variant->gp_class, .pm_event = EV_INSTR,
+		.pm_mode = PMC_MODE_TC, .pm_cpu = PMC_CPU_ANY,
+	};
+	long old_kptr = hwpmc_sysctl_get(kptr);
+	long old_paranoid = hwpmc_sysctl_get(paranoid);
+	int rc;
+	__u32 id;
+
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 1));
+	a.pm_config = PMC_X86_CONFIG_OS;
+	EXPECT_EQ(EACCES, alloc_req_as_nobody(self->fd, &a, 0));
+	a.pm_config = PMC_X86_CONFIG_USR | PMC_X86_CONFIG_OS;
+	EXPECT_EQ(EACCES, alloc_req_as_nobody(self->fd, &a, 0));
+	a.pm_config = PMC_X86_CONFIG_USR;
+	a.pm_caps = PMC_CAP_SYSTEM;
+	EXPECT_EQ(EACCES, alloc_req_as_nobody(self->fd, &a, 0));
+	a.pm_caps = PMC_CAP_USER;
+	EXPECT_EQ(0, alloc_req_as_nobody(self->fd, &a, 0));
+
+	/* Neither mode: user mode only. */
+	a.pm_config = 0;
+	a.pm_caps = 0;
+	rc = alloc_req_as_nobody(self->fd, &a, 1);
+	ASSERT_LE(100, rc) TH_LOG("allocation as nobody: %d", rc);
+	id = rc - 100;
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	EXPECT_EQ(SEL_EN | SEL_INT | SEL_USR | EV_INSTR,
+		  mget(self->cpu, "sel0"));
+	ADV("os 100");
+	ADV("usr 7");
+	EXPECT_EQ(7, rd(_metadata, self->fd, id));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+	if (variant->nfixed) {
+		a.pm_class = PMC_CLASS_IAF;
+		a.pm_event = 1;
+		a.pm_config = PMC_X86_CONFIG_OS;
+		EXPECT_EQ(EACCES, alloc_req_as_nobody(self->fd, &a, 0));
+		a.pm_config = 0;
+		rc = alloc_req_as_nobody(self->fd, &a, 1);
+		ASSERT_LE(100, rc) TH_LOG("allocation as nobody: %d", rc);
+		id = rc - 100;
+		ASSERT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+		ASSERT_EQ(0, hwpmc_start(self->fd, id));
+		/* Fixed counter 1: USR (0x2) and PMI (0x8), no OS (0x1). */
+		EXPECT_EQ(0xa, (mget(self->cpu, "fixed_ctrl") >> 4) & 0xf);
+		ASSERT_EQ(0, hwpmc_release(self->fd, id));
+		a.pm_class = variant->gp_class;
+		a.pm_event = EV_INSTR;
+	}
+
+	/* Root let them see kernel mode, within perf's and kptr's limits. */
+	if (old_kptr < 0 || old_paranoid < 0 || hwpmc_sysctl_get(ukern) < 0) {
+		TH_LOG("kernel.hwpmc.unprivileged_kernel case not run: sysctls missing");
+	} else {
+		a.pm_config = PMC_X86_CONFIG_OS;
+		ASSERT_EQ(0, hwpmc_sysctl_set(ukern, 1));
+		ASSERT_EQ(0, hwpmc_sysctl_set(paranoid, 2));
+		ASSERT_EQ(0, hwpmc_sysctl_set(kptr, 0));
+		EXPECT_EQ(EACCES, alloc_req_as_nobody(self->fd, &a, 0));
+		ASSERT_EQ(0, hwpmc_sysctl_set(paranoid, 1));
+		EXPECT_EQ(0, alloc_req_as_nobody(self->fd, &a, 0));
+		ASSERT_EQ(0, hwpmc_sysctl_set(kptr, 1));
+		EXPECT_EQ(EACCES, alloc_req_as_nobody(self->fd, &a, 0));
+		EXPECT_EQ(0, hwpmc_sysctl_set(ukern, 0));
+		EXPECT_EQ(0, hwpmc_sysctl_set(paranoid, old_paranoid));
+		EXPECT_EQ(0, hwpmc_sysctl_set(kptr, old_kptr));
+	}
+	EXPECT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 0));
+}
+
+/*
+ * kernel.hwpmc.min_hw_period (default 10000): an unprivileged caller's
+ * hardware sampling period (PMCALLOCATE, PMCSETCOUNT) is at least that
+ * (EINVAL); root may ask for any.
+ */
+TEST_F_TIMEOUT(hw, unprivileged_min_period, 120)
+{
+	struct pmc_op_pmcallocate a = {
+		.pm_class = variant->gp_class, .pm_event = EV_INSTR,
+		.pm_mode = PMC_MODE_TS, .pm_cpu = PMC_CPU_ANY,
+		.pm_config = PMC_X86_CONFIG_USR,
+	};
+	__u32 id;
+
+	EXPECT_EQ(10000, hwpmc_sysctl_get(SYSCTL_MIN_PERIOD));
+	EXPECT_EQ(EINVAL, hwpmc_sysctl_set(SYSCTL_MIN_PERIOD, 0));
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 1));
+	a.pm_count = 9999;
+	EXPECT_EQ(EINVAL, alloc_req_as_nobody(self->fd, &a, 0));
+	a.pm_count = 10000;
+	EXPECT_EQ(0, alloc_req_as_nobody(self->fd, &a, 0));
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_MIN_PERIOD, 100));
+	a.pm_count = 100;
+	EXPECT_EQ(0, alloc_req_as_nobody(self->fd, &a, 0));
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_MIN_PERIOD, 10000));
+	/* Root: any period. */
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TS, 0, PMC_CPU_ANY, 1, &id));
+	ASSERT_EQ(0, hwpmc_setcount(self->fd, id, 2));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+	EXPECT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 0));
 }
 
 static void *adv_thread(void *arg)
@@ -1725,6 +1919,272 @@ TEST_F_TIMEOUT(hw, getmsr_and_rdpmc, 120)
 	EXPECT_EQ(SIGSEGV, hwpmc_rdpmc_probe(idx, &v));
 	ASSERT_EQ(0, hwpmc_send_u64(&ch, 0));
 	EXPECT_EQ(0, hwpmc_child_wait(&ch));
+}
+
+/*
+ * RDPMC leaks nothing: whenever hwpmc unloads a PMC from a CPU (its
+ * process switched out or moved away, the PMC stopped), that counter is
+ * zero and its event select off before anything else runs there, so a
+ * process that may use RDPMC never reads what another PMC counted; also
+ * a counter that held its owner's count for RDPMC.  The counts stay
+ * exact (they were credited before the counter was cleared).
+ */
+TEST_F_TIMEOUT(hw, unload_clears_the_counter, 120)
+{
+	__u32 id, fx = 0, idx;
+
+	if (self->other < 0)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	if (variant->nfixed) {
+		ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 0, 0,
+					     PMC_MODE_TC, 0, PMC_CPU_ANY, 0,
+					     &fx));
+		ASSERT_EQ(0, hwpmc_attach(self->fd, fx, PMC_PID_SELF));
+		ASSERT_EQ(0, hwpmc_start(self->fd, fx));
+	}
+	ADV("1000");
+	EXPECT_EQ((START + 1000) & MASK48, mget(self->cpu, "ctr0"));
+	EXPECT_NE(0, mget(self->cpu, "sel0"));
+
+	/* Moved to another CPU: unloaded here, counter and select cleared. */
+	ASSERT_EQ(0, hwpmc_pin_cpu(self->other));
+	EXPECT_EQ(0, mget(self->cpu, "ctr0"));
+	EXPECT_EQ(0, mget(self->cpu, "sel0"));
+	if (fx) {
+		EXPECT_EQ(0, mget(self->cpu, "fixed0"));
+		EXPECT_EQ(0, mget(self->cpu, "fixed_ctrl") & 0xf);
+	}
+	EXPECT_EQ(1000, rd(_metadata, self->fd, id));
+	if (fx)
+		EXPECT_EQ(1000, rd(_metadata, self->fd, fx));
+
+	/* Back, then stopped: cleared as well. */
+	ASSERT_EQ(0, hwpmc_pin_cpu(self->cpu));
+	ADV("500");
+	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
+	EXPECT_EQ(0, mget(self->cpu, "ctr0"));
+	EXPECT_EQ(0, mget(self->cpu, "sel0"));
+	EXPECT_EQ(1500, rd(_metadata, self->fd, id));
+	if (fx) {
+		ASSERT_EQ(0, hwpmc_stop(self->fd, fx));
+		EXPECT_EQ(0, mget(self->cpu, "fixed0"));
+		ASSERT_EQ(0, hwpmc_release(self->fd, fx));
+	}
+
+	/* A counter that holds its owner's count (RDPMC) too. */
+	ASSERT_EQ(0, hwpmc_getmsr(self->fd, id, &idx));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	ADV("77");
+	EXPECT_EQ(1577, mget(self->cpu, "ctr0"));
+	ASSERT_EQ(0, hwpmc_pin_cpu(self->other));
+	EXPECT_EQ(0, mget(self->cpu, "ctr0"));
+	EXPECT_EQ(0, mget(self->cpu, "sel0"));
+	ASSERT_EQ(0, hwpmc_pin_cpu(self->cpu));
+	EXPECT_EQ(1577, mget(self->cpu, "ctr0"));	/* loaded again */
+	EXPECT_EQ(1577, rd(_metadata, self->fd, id));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+	EXPECT_EQ(0, mget(self->cpu, "ctr0"));
+}
+
+/* What hwpmc reads as perf's /sys/devices/cpu/rdpmc ("real": the file). */
+static int set_perf_rdpmc(const char *v)
+{
+	int fd = open(MODEL_DIR "/perf_rdpmc", O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * perf's rdpmc setting is honoured: 0 (RDPMC never) makes PMCGETMSR fail
+ * with EPERM, and so does a setting that cannot be read (fail closed); 1
+ * and 2 grant it.  CR4.PCE is set on the CPU that runs the granted
+ * process.  (The guest's perf has no PMU, so no /sys/devices/cpu/rdpmc:
+ * "real" reads as 1, as the kernel then behaves.)
+ */
+TEST_F_TIMEOUT(hw, rdpmc_honours_perf_setting, 120)
+{
+	static const char *const refuse[] = { "0", "fail" };
+	static const char *const grant[] = { "1", "2", "real" };
+	__u32 id, idx;
+	unsigned int i;
+	__u64 v;
+	int sig;
+
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, set_perf_rdpmc(refuse[i]));
+		EXPECT_EQ(EPERM, hwpmc_getmsr(self->fd, id, &idx))
+			TH_LOG("perf_rdpmc %s", refuse[i]);
+		EXPECT_EQ(SIGSEGV, hwpmc_rdpmc_probe(0, &v));
+		EXPECT_EQ(0, mget(self->cpu, "cr4_pce"));
+	}
+	/* Refused, it may still be attached elsewhere: nothing was handed out. */
+	ASSERT_EQ(0, hwpmc_detach(self->fd, id, PMC_PID_SELF));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, set_perf_rdpmc(grant[i]));
+		ASSERT_EQ(0, hwpmc_getmsr(self->fd, id, &idx))
+			TH_LOG("perf_rdpmc %s", grant[i]);
+		EXPECT_EQ(1, mget(self->cpu, "cr4_pce"));
+		sig = hwpmc_rdpmc_probe(idx, &v);
+		EXPECT_TRUE(sig == SIGILL || sig == 0) TH_LOG("rdpmc: signal %d", sig);
+	}
+	/* Set to 0 once granted: PMCGETMSR is refused again. */
+	ASSERT_EQ(0, set_perf_rdpmc("0"));
+	EXPECT_EQ(EPERM, hwpmc_getmsr(self->fd, id, &idx));
+	ASSERT_EQ(0, set_perf_rdpmc("real"));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+	EXPECT_EQ(SIGSEGV, hwpmc_rdpmc_probe(0, &v));
+	EXPECT_EQ(0, mget(self->cpu, "cr4_pce"));
+}
+
+/* Child of a granted process: its RDPMC and its CPU's PCE (bits). */
+static int fork_probe(int cpu)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		__u64 v, pce = 0;
+		int sig = hwpmc_rdpmc_probe(0, &v);
+
+		/* debugfs: root only (uid 65534 has the RDPMC probe). */
+		if (!geteuid() && model_get(cpu, "cr4_pce", &pce))
+			pce = 9;
+		_exit((sig == SIGSEGV ? 0 : 1) | (pce == 0 ? 0 : 2));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Granted in @fd's owner (this process): RDPMC allowed here, not in a
+ * forked child (#GP, CR4.PCE clear while it runs), and still here after.
+ * 0, or the step that failed (no harness assertion: it also runs in a
+ * child of the test).
+ */
+static int rdpmc_fork_check(int fd, __u32 class, int cpu)
+{
+	__u32 id, idx;
+	__u64 v;
+	int sig, err = 0;
+
+	if (hwpmc_alloc_cfg(fd, class, EV_INSTR, 0, PMC_MODE_TC, 0,
+			    PMC_CPU_ANY, 0, &id))
+		return 10;
+	if (hwpmc_attach(fd, id, PMC_PID_SELF) ||
+	    hwpmc_getmsr(fd, id, &idx))
+		return 11;
+	sig = hwpmc_rdpmc_probe(idx, &v);
+	if (sig != SIGILL && sig)
+		err = 12;		/* not granted here */
+	else
+		err = fork_probe(cpu);	/* 1: RDPMC in the child, 2: PCE */
+	sig = hwpmc_rdpmc_probe(idx, &v);
+	if (!err && sig != SIGILL && sig)
+		err = 13;		/* the fork took it from the parent */
+	if (hwpmc_release(fd, id))
+		err = err ? err : 14;
+	return err;
+}
+
+/*
+ * The grant is the process's: a forked child (root's, and an
+ * unprivileged user's) cannot use RDPMC.
+ */
+TEST_F_TIMEOUT(hw, rdpmc_not_inherited, 120)
+{
+	struct hwpmc_child c;
+
+	EXPECT_EQ(0, rdpmc_fork_check(self->fd, variant->gp_class, self->cpu))
+		TH_LOG("as root: 1 = RDPMC allowed in the child, 2 = its CR4.PCE set");
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 1));
+	c.pid = fork();
+	ASSERT_LE(0, c.pid);
+	if (!c.pid) {
+		int fd;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(200);
+		fd = hwpmc_open();
+		if (fd < 0)
+			_exit(201);
+		_exit(rdpmc_fork_check(fd, variant->gp_class, self->cpu));
+	}
+	c.tx = c.rx = -1;
+	EXPECT_EQ(0, hwpmc_child_wait(&c)) TH_LOG("as uid 65534");
+	EXPECT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 0));
+}
+
+struct lazy_thread {
+	int cpu;
+	int ready[2], go[2];
+	int sig_before, sig_after;
+	__u32 idx;
+};
+
+static void *lazy_thread_fn(void *p)
+{
+	struct lazy_thread *t = p;
+	__u64 v;
+	char c = 0;
+
+	hwpmc_pin_cpu(t->cpu);
+	t->sig_before = hwpmc_rdpmc_probe(t->idx, &v);
+	if (write(t->ready[1], &c, 1) != 1 || read(t->go[0], &c, 1) != 1)
+		return NULL;
+	t->sig_after = hwpmc_rdpmc_probe(t->idx, &v);
+	return NULL;
+}
+
+/*
+ * Revoked while a CPU holds the process's mm lazily (a thread of it ran
+ * there and sleeps; the idle task borrows its mm): CR4.PCE is cleared
+ * there too, so when the thread comes back to that CPU (the same mm: no
+ * switch_mm() update) it gets #GP.
+ */
+TEST_F_TIMEOUT(hw, rdpmc_revoked_on_lazy_cpus, 120)
+{
+	struct lazy_thread t = { .cpu = self->other };
+	pthread_t th;
+	__u32 id;
+	char c = 0;
+
+	if (self->other < 0)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pipe(t.ready));
+	ASSERT_EQ(0, pipe(t.go));
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+	ASSERT_EQ(0, hwpmc_getmsr(self->fd, id, &t.idx));
+	ASSERT_EQ(0, pthread_create(&th, NULL, lazy_thread_fn, &t));
+	ASSERT_EQ(1, read(t.ready[0], &c, 1));
+	usleep(50 * 1000);		/* the thread sleeps, its CPU idles */
+	TH_LOG("cpu %d while the thread sleeps: cr4_pce %llu", self->other,
+	       (unsigned long long)mget(self->other, "cr4_pce"));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+	EXPECT_EQ(0, mget(self->other, "cr4_pce"));
+	ASSERT_EQ(1, write(t.go[1], &c, 1));
+	pthread_join(th, NULL);
+	EXPECT_TRUE(t.sig_before == SIGILL || t.sig_before == 0)
+		TH_LOG("granted: signal %d", t.sig_before);
+	EXPECT_EQ(SIGSEGV, t.sig_after);
 }
 
 static __u64 now_ms(void)

@@ -5,14 +5,20 @@
  * show as unavailable and allocation fail with EBUSY; while hwpmc holds the
  * counters, the protocol refuses others.  Runs on the test flavor's PMU
  * model (both vendors); the test flavor's debugfs file
- * hwpmc-test/hold_perfctr plays the part of perf.
+ * hwpmc-test/hold_perfctr plays the part of perf.  An unprivileged user
+ * (uid 65534) cannot take the counters unless root sets
+ * kernel.hwpmc.unprivileged_hw.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
 
+#include <grp.h>
+#include <sys/wait.h>
+
 
 #define HOLD "/sys/kernel/debug/hwpmc-test/hold_perfctr"
+#define UNPRIV_HW "/proc/sys/kernel/hwpmc/unprivileged_hw"
 
 /* Write "1"/"0" to the hold file; 0 or the errno. */
 static int hold(int on)
@@ -107,6 +113,67 @@ TEST_F(model, held_counters_are_ebusy_and_unavailable)
 	EXPECT_EQ(EBUSY, hold(1));
 	ASSERT_EQ(0, hwpmc_release(self->fd, id));
 	EXPECT_EQ(0, hold(1));
+}
+
+/* In a child that became uid 65534: alloc_hw() on @fd (kept); its errno. */
+static int alloc_hw_as_nobody(int fd, __u32 class)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		__u32 id;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(255);
+		_exit(alloc_hw(fd, class, &id));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * An unprivileged user cannot lock perf (its hardware events, KVM's
+ * virtual PMU, the NMI watchdog) out of the PMU: while
+ * kernel.hwpmc.unprivileged_hw is 0 (the default) its hardware PMC is
+ * EPERM and perf still gets the counters; root may, as before, and so
+ * may anyone once root sets the sysctl to 1.
+ */
+TEST_F(model, unprivileged_cannot_lock_perf_out)
+{
+	struct pmc_info info[64];
+	__u32 n = 64, id;
+	int first = hwpmc_class_firstrow(self->fd, self->class, NULL);
+
+	ASSERT_LE(0, first);
+	ASSERT_EQ(0, hold(1));
+	ASSERT_EQ(0, hwpmc_pmcinfo(self->fd, 0, info, &n));
+	ASSERT_EQ(0, hold(0));
+	if (!info[first].pm_unavailable)
+		SKIP(return, "this CPU vendor's reservation bits do not cover the model's counters");
+	EXPECT_EQ(0, hwpmc_sysctl_get(UNPRIV_HW));
+	EXPECT_EQ(EPERM, alloc_hw_as_nobody(self->fd, self->class));
+	EXPECT_EQ(0, hold(1));		/* perf is not locked out */
+	ASSERT_EQ(0, hold(0));
+
+	ASSERT_EQ(0, hwpmc_sysctl_set(UNPRIV_HW, 1));
+	EXPECT_EQ(0, alloc_hw_as_nobody(self->fd, self->class));
+	EXPECT_EQ(EBUSY, hold(1));	/* root's choice */
+	ASSERT_EQ(0, hwpmc_sysctl_set(UNPRIV_HW, 0));
+	close(self->fd);		/* releases it */
+	self->fd = hwpmc_open();
+	ASSERT_LE(0, self->fd);
+	EXPECT_EQ(0, hold(1));
+
+	/* Root: as before. */
+	ASSERT_EQ(0, hold(0));
+	ASSERT_EQ(0, alloc_hw(self->fd, self->class, &id));
+	EXPECT_EQ(EBUSY, hold(1));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
 }
 
 TEST_HARNESS_MAIN

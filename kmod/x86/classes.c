@@ -110,6 +110,7 @@ static u32 x86_iaf_caps(void)
 	.cpu_online	= hwpmc_x86_cpu_online,				\
 	.cpu_offline	= hwpmc_x86_cpu_offline,			\
 	.row_ok		= hwpmc_x86_row_ok,				\
+	.min_period	= hwpmc_x86_min_period,				\
 	.unavailable	= hwpmc_x86_unavailable,			\
 	.get_msr	= hwpmc_x86_get_msr,				\
 	.revoke_msr	= hwpmc_x86_rdpmc_revoke
@@ -199,6 +200,7 @@ int hwpmc_x86_init(void)
 	if (err)
 		return err;
 	hwpmc_x86_nmi_registered = true;
+	hwpmc_x86_rdpmc_init();
 	return 0;
 }
 
@@ -207,6 +209,7 @@ void hwpmc_x86_fini(void)
 	if (hwpmc_x86_nmi_registered)
 		hwpmc_x86_nmi_fini();
 	hwpmc_x86_nmi_registered = false;
+	hwpmc_x86_rdpmc_fini();
 #ifdef HWPMC_TESTING
 	if (hwpmc_pmu != &hwpmc_pmu_native)
 		hwpmc_pmu_model_fini();

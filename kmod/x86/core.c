@@ -35,6 +35,11 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/pid.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/string.h>
+#include <linux/module.h>
 
 #include "x86.h"
 
@@ -99,7 +104,12 @@ static void x86_load(struct hwpmc_pmc *pm, u64 start)
 	WRITE_ONCE(xc->loaded[pm->row], pm);
 }
 
-/* Disable @pm's counter on this CPU; returns its value.  IRQs off. */
+/*
+ * Disable @pm's counter on this CPU and clear it; returns its value.  IRQs
+ * off, so nothing else runs on this CPU before the counter is zero: the
+ * next context that may use RDPMC here (any process granted it, now or
+ * later) reads 0, never what @pm counted for its owner.
+ */
 static u64 x86_unload(struct hwpmc_pmc *pm)
 {
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
@@ -115,6 +125,7 @@ static u64 x86_unload(struct hwpmc_pmc *pm)
 		hwpmc_pmu->write_msr(hwpmc_x86.global_ctrl, xc->gctl);
 	}
 	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
+	hwpmc_pmu->write_msr(hw->ctr_msr(idx), 0);
 	/* An overflow it raised may not have arrived yet (no global status). */
 	if (!x86_holds_count(pm))
 		hwpmc_x86_nmi_window_open(xc);
@@ -414,14 +425,58 @@ bool hwpmc_x86_row_ok(const struct hwpmc_class *cls, unsigned int idx,
 	return !hw->row_ok || hw->row_ok(idx, a);
 }
 
+/*
+ * Who may use the hardware counters, and in which modes (process context,
+ * the caller's credentials):
+ *  - Allocating any hardware PMC reserves every counter of the PMU from
+ *    perf (its hardware events, KVM's virtual PMU, the NMI watchdog) for
+ *    as long as it lives, so a caller without CAP_PERFMON may only when
+ *    kernel.hwpmc.unprivileged_hw is 1 (default 0): EPERM otherwise.
+ *  - A PMC whose caller may not see kernel mode (pm->priv_kernel, from
+ *    hwpmc_priv_kernel()) counts and samples user mode only: asking for
+ *    kernel mode (the os bit, or PMC_CAP_SYSTEM) is EACCES, as
+ *    perf_event_open() answers exclude_kernel=0; asking for neither mode
+ *    means user mode (not both, as for a privileged caller).
+ * Also rewrites @u, a copy of @a, to what the caller may have.
+ */
+static int x86_allowed(struct hwpmc_pmc *pm, const struct pmc_op_pmcallocate *a,
+		       struct pmc_op_pmcallocate *u)
+{
+	*u = *a;
+	if (!hwpmc_priv_system() && !READ_ONCE(hwpmc_unprivileged_hw))
+		return -EPERM;
+	if (pm->priv_kernel)
+		return 0;
+	if ((a->pm_config & PMC_X86_CONFIG_OS) || (a->pm_caps & PMC_CAP_SYSTEM))
+		return -EACCES;
+	u->pm_config |= PMC_X86_CONFIG_USR;
+	pm->caps &= ~PMC_CAP_SYSTEM;
+	return 0;
+}
+
+/*
+ * The shortest sampling period the caller may ask for: any for
+ * CAP_PERFMON, kernel.hwpmc.min_hw_period (default 10000) for others
+ * (EINVAL below it).  Every owner's PMIs are throttled anyway (nmi.c).
+ * Process context.
+ */
+u64 hwpmc_x86_min_period(void)
+{
+	return hwpmc_priv_system() ? 1 : READ_ONCE(hwpmc_min_hw_period);
+}
+
 int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
-		       const struct pmc_op_pmcallocate *a)
+		       const struct pmc_op_pmcallocate *req)
 {
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	struct pmc_op_pmcallocate a;
 	int err;
 
 	lockdep_assert_held(&hwpmc_sx);
-	err = hw->validate(a, x86_idx(pm), &pm->hwctl);
+	err = x86_allowed(pm, req, &a);
+	if (err)
+		return err;
+	err = hw->validate(&a, x86_idx(pm), &pm->hwctl);
 	if (err)
 		return err;
 	if (!x86_nhw && x86_reserve_counters()) {
@@ -447,26 +502,124 @@ void hwpmc_x86_release(struct hwpmc_pmc *pm)
 
 /*
  * User-mode RDPMC.  The kernel lets a process use RDPMC while its mm's
- * perf_rdpmc_allowed is non-zero (switch_mm sets CR4.PCE from it); hwpmc
- * holds one count on the owner's mm while a PMC whose index it handed out
- * qualifies, and updates CR4.PCE at once on the CPUs running that mm.
+ * perf_rdpmc_allowed is non-zero: switch_mm() sets CR4.PCE from it when a
+ * CPU changes mm (and clears it for the next mm), unless perf's
+ * /sys/devices/cpu/rdpmc is 0 (never) or 2 (always).  hwpmc holds one
+ * count on the owner's mm per PMC whose index it handed out, and:
+ *  - PMCGETMSR fails with EPERM while perf's setting is 0, or cannot be
+ *    read (x86_perf_rdpmc());
+ *  - a grant, or the revocation of the last one, updates CR4.PCE at once
+ *    on every CPU where that mm is loaded: run by one of its threads, or
+ *    held lazily by a kernel thread (current->active_mm), since a CPU that
+ *    goes back from a lazy kernel thread to the same mm skips
+ *    switch_mm()'s update and would keep a stale PCE;
+ *  - a forked child's copy of the count is reset (hwpmc_x86_fork()): the
+ *    grant is the process's, not inherited;
+ *  - a counter is cleared whenever hwpmc unloads it (x86_unload()), so
+ *    RDPMC never reads what a PMC counted for someone else.
+ * While a granted process runs, RDPMC reads every counter of its CPU,
+ * including a system-scope PMC's live count there, as with perf.
  */
-static void x86_pce_ipi(void *arg)
+
+/* IPI: @mm was granted user RDPMC: CR4.PCE where it is loaded. */
+static void x86_pce_grant_ipi(void *arg)
+{
+	if (current->active_mm == arg)
+		cr4_update_irqsoff(X86_CR4_PCE, 0);
+}
+
+/* IPI: @mm lost its last grant: no CR4.PCE where it is loaded. */
+static void x86_pce_revoke_ipi(void *arg)
 {
 	struct mm_struct *mm = arg;
 
-	if (current->mm != mm)
-		return;
-	if (atomic_read(&mm->context.perf_rdpmc_allowed))
-		cr4_update_irqsoff(X86_CR4_PCE, 0);
-	else
+	if (current->active_mm == mm &&
+	    !atomic_read(&mm->context.perf_rdpmc_allowed))
 		cr4_update_irqsoff(0, X86_CR4_PCE);
 }
 
-static void x86_rdpmc_update(struct mm_struct *mm, int delta)
+/*
+ * A private sysfs mount (made at load, by the loading process) to read
+ * perf's rdpmc attribute: never the caller's /sys, which an unprivileged
+ * user can mount over in user and mount namespaces of its own.
+ */
+static struct vfsmount *x86_sysfs;
+
+void hwpmc_x86_rdpmc_init(void)
 {
-	atomic_add(delta, &mm->context.perf_rdpmc_allowed);
-	on_each_cpu(x86_pce_ipi, mm, 1);
+	struct file_system_type *fst = get_fs_type("sysfs");
+	struct vfsmount *mnt;
+
+	if (!fst)
+		return;
+	mnt = kern_mount(fst);
+	module_put(fst->owner);
+	if (IS_ERR(mnt)) {
+		pr_warn("sysfs mount failed (%ld): PMCGETMSR (user RDPMC) stays refused\n",
+			PTR_ERR(mnt));
+		return;
+	}
+	x86_sysfs = mnt;
+}
+
+void hwpmc_x86_rdpmc_fini(void)
+{
+	if (x86_sysfs)
+		kern_unmount(x86_sysfs);
+	x86_sysfs = NULL;
+}
+
+/* The integer in sysfs file @name (relative to /sys), or -errno. */
+static int x86_sysfs_int(const char *name, int *val)
+{
+	struct path root;
+	struct file *f;
+	loff_t pos = 0;
+	char buf[16];
+	ssize_t n;
+
+	if (!x86_sysfs)
+		return -ENODEV;
+	root.mnt = x86_sysfs;
+	root.dentry = x86_sysfs->mnt_root;
+	f = file_open_root(&root, name, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	fput(f);
+	if (n <= 0)
+		return n < 0 ? (int)n : -EIO;
+	buf[n] = '\0';
+	return kstrtoint(strim(buf), 10, val);
+}
+
+/*
+ * perf's user-RDPMC setting (/sys/devices/cpu/rdpmc; cpu_core/rdpmc on
+ * hybrid CPUs, which shares it): 0 never, 1 to processes granted it, 2
+ * always.  The kernel keeps it in x86_pmu.attr_rdpmc and two static keys,
+ * none exported to modules, so it is read from sysfs.  1 when perf has no
+ * x86 PMU at all (no attribute: switch_mm() then follows
+ * perf_rdpmc_allowed, as for 1); a negative errno when the attribute
+ * cannot be read, and callers then refuse (fail closed).  Process context.
+ */
+static int x86_perf_rdpmc(void)
+{
+	int val, err;
+
+#ifdef HWPMC_TESTING
+	/* The model may stand in for perf's setting (x86/pmu.h). */
+	if (hwpmc_pmu != &hwpmc_pmu_native) {
+		err = hwpmc_pmu_model_perf_rdpmc(&val);
+		if (err != -ENOENT)
+			return err ? err : val;
+	}
+#endif
+	err = x86_sysfs_int("devices/cpu/rdpmc", &val);
+	if (err == -ENOENT)
+		err = x86_sysfs_int("devices/cpu_core/rdpmc", &val);
+	if (err == -ENOENT && x86_sysfs)
+		return 1;
+	return err ? err : val;
 }
 
 /* IPI: load @pm again where it is loaded, in its new mode (x86_load()). */
@@ -491,14 +644,27 @@ static void x86_set_rdpmc_mm(struct hwpmc_pmc *pm, struct mm_struct *mm)
 		x86_on_pmc_cpus(pm, x86_reload_ipi);
 }
 
-/* PMCGETMSR: the RDPMC index of @pm's counter, usable by its owner. */
+/*
+ * PMCGETMSR: the RDPMC index of @pm's counter, usable by its owner
+ * process (its mm): EPERM while perf's rdpmc setting is 0 or unreadable.
+ */
 int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index)
 {
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
 	struct task_struct *task;
 	struct mm_struct *mm;
+	int setting;
 
 	lockdep_assert_held(&hwpmc_sx);
+	setting = x86_perf_rdpmc();
+	if (setting <= 0) {
+		if (setting)
+			pr_info_ratelimited("PMCGETMSR refused: perf's rdpmc setting (/sys/devices/cpu/rdpmc) cannot be read (%d)\n",
+					    setting);
+		else
+			pr_info_ratelimited("PMCGETMSR refused: user RDPMC is disabled (/sys/devices/cpu/rdpmc is 0)\n");
+		return -EPERM;
+	}
 	*index = hw->rdpmc_base + x86_idx(pm);
 	if (pm->rdpmc_mm)
 		return 0;
@@ -511,11 +677,17 @@ int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index)
 	mmgrab(mm);
 	mmput(mm);
 	x86_set_rdpmc_mm(pm, mm);
-	x86_rdpmc_update(mm, 1);
+	atomic_inc(&mm->context.perf_rdpmc_allowed);
+	on_each_cpu(x86_pce_grant_ipi, mm, 1);
 	return 0;
 }
 
-/* @pm no longer qualifies for user RDPMC (detached, released). */
+/*
+ * @pm no longer qualifies for user RDPMC (detached, released).  Its
+ * counter goes back to a period first (x86_set_rdpmc_mm()), so it no
+ * longer holds the count; with the mm's last grant gone, CR4.PCE goes
+ * too, unless perf's setting is 2 (always).
+ */
 void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm)
 {
 	struct mm_struct *mm = pm->rdpmc_mm;
@@ -524,8 +696,28 @@ void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm)
 	if (!mm)
 		return;
 	x86_set_rdpmc_mm(pm, NULL);
-	x86_rdpmc_update(mm, -1);
+	if (atomic_dec_and_test(&mm->context.perf_rdpmc_allowed) &&
+	    x86_perf_rdpmc() != 2)
+		on_each_cpu(x86_pce_revoke_ipi, mm, 1);
 	mmdrop(mm);
+}
+
+/*
+ * sched_process_fork, before the child first runs: dup_mm() copied the
+ * parent's mm whole, perf_rdpmc_allowed with it, but the child holds none
+ * of the grants counted there (hwpmc's belong to the parent's PMCs,
+ * perf's to mappings of perf events, which fork does not copy), and its
+ * first switch_mm() would set CR4.PCE from the copy.  A CLONE_VM child
+ * shares the mm, and its grant, as a thread does.  Tracepoint context:
+ * no locks, no allocation.
+ */
+void hwpmc_x86_fork(struct task_struct *parent, struct task_struct *child)
+{
+	struct mm_struct *mm = child->mm;
+
+	if (mm && mm != parent->mm &&
+	    atomic_read(&mm->context.perf_rdpmc_allowed))
+		atomic_set(&mm->context.perf_rdpmc_allowed, 0);
 }
 
 /*

@@ -50,6 +50,12 @@ extern const struct hwpmc_pmu_ops hwpmc_pmu_native;
  */
 const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which);
 void hwpmc_pmu_model_fini(void);
+/*
+ * What perf's rdpmc setting reads as while the model is active (debugfs
+ * hwpmc-model/perf_rdpmc): 0 and *@val, a -errno (a read that fails), or
+ * -ENOENT for the real /sys/devices/cpu/rdpmc.  Process context.
+ */
+int hwpmc_pmu_model_perf_rdpmc(int *val);
 #endif
 
 /* Architectural MSRs and CPUID leaves the backend and the model share. */

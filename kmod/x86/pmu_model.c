@@ -143,11 +143,17 @@
  *             "name 0x%016llx" (ctr0..ctrN,
  *             sel0..selN, Intel also fixed0..2 and fixed_ctrl,
  *             global_ctrl, global_status (not "amd-ext", "amd-legacy"),
- *             lvtpc), then "advances N",
+ *             lvtpc), "cr4_pce N" (the CPU's real CR4.PCE, 0 or 1, when
+ *             the state was read: whether user RDPMC is allowed on it),
+ *             then "advances N",
  *             "overflows N", "nmis_sent N", "nmis_seen N",
  *             "nmis_lost N" (an NMI that did not arrive in 100 ms) and
  *             "pmis_masked N" (an overflow's interrupt that the LVTPC
  *             refused) and "nmis_foreign N".
+ *   perf_rdpmc (read, write) what hwpmc reads as perf's user-RDPMC
+ *             setting (/sys/devices/cpu/rdpmc) while the model is active:
+ *             "real" (the default: the real attribute), "0", "1", "2",
+ *             or "fail" (reading it fails with EIO).  Bad input: -EINVAL.
  *   selftest  (read) checks the model on the reading CPU through its ops
  *             table, with that CPU's register file saved and restored and
  *             a temporary NMI handler of its own (registered first, it
@@ -889,21 +895,94 @@ static const struct file_operations model_advance_fops = {
 };
 
 /*
+ * debugfs: perf_rdpmc.
+ */
+
+/* -ENOENT: the real attribute; else -errno or the setting; model_mutex. */
+static int model_perf_rdpmc = -ENOENT;
+
+int hwpmc_pmu_model_perf_rdpmc(int *val)
+{
+	int v;
+
+	mutex_lock(&model_mutex);
+	v = model_perf_rdpmc;
+	mutex_unlock(&model_mutex);
+	if (v < 0)
+		return v;
+	*val = v;
+	return 0;
+}
+
+static ssize_t model_perf_rdpmc_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	char buf[8], *p;
+	int v;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	p = strim(buf);
+	if (!strcmp(p, "real"))
+		v = -ENOENT;
+	else if (!strcmp(p, "fail"))
+		v = -EIO;
+	else if (kstrtoint(p, 10, &v) || v < 0 || v > 2)
+		return -EINVAL;
+	mutex_lock(&model_mutex);
+	model_perf_rdpmc = v;
+	mutex_unlock(&model_mutex);
+	return len;
+}
+
+static ssize_t model_perf_rdpmc_read(struct file *file, char __user *ubuf,
+				     size_t len, loff_t *ppos)
+{
+	char buf[8];
+	int v, n;
+
+	mutex_lock(&model_mutex);
+	v = model_perf_rdpmc;
+	mutex_unlock(&model_mutex);
+	if (v == -ENOENT)
+		n = scnprintf(buf, sizeof(buf), "real\n");
+	else if (v < 0)
+		n = scnprintf(buf, sizeof(buf), "fail\n");
+	else
+		n = scnprintf(buf, sizeof(buf), "%d\n", v);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations model_perf_rdpmc_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= model_perf_rdpmc_read,
+	.write	= model_perf_rdpmc_write,
+	.llseek	= default_llseek,
+};
+
+/*
  * debugfs: state.
  */
 
 struct model_snapshot {
 	struct model_regs regs;
 	struct model_stats stats;
+	bool pce;
 };
 
-/* IPI: copy this CPU's registers and statistics. */
+/* IPI: copy this CPU's registers and statistics, and its CR4.PCE. */
 static void model_snapshot_local(void *arg)
 {
 	struct model_snapshot *snap = arg;
 
 	snap->regs = *this_cpu_ptr(&model_regs);
 	snap->stats = *this_cpu_ptr(&model_stats);
+	snap->pce = !!(__read_cr4() & X86_CR4_PCE);
 }
 
 static int model_state_show(struct seq_file *m, void *unused)
@@ -937,6 +1016,7 @@ static int model_state_show(struct seq_file *m, void *unused)
 				   snap.regs.global_status);
 		}
 		seq_printf(m, "lvtpc 0x%016x\n", snap.regs.lvtpc);
+		seq_printf(m, "cr4_pce %d\n", snap.pce);
 		seq_printf(m, "advances %lu\noverflows %lu\n",
 			   snap.stats.advances, snap.stats.overflows);
 		seq_printf(m, "nmis_sent %lu\nnmis_seen %lu\nnmis_lost %lu\n",
@@ -1678,6 +1758,7 @@ const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which)
 			       model_ops_of(model_kind)->name, which);
 		goto out;
 	}
+	model_perf_rdpmc = -ENOENT;
 	/* Nobody uses the registers before model_kind is set. */
 	WRITE_ONCE(model_fw, strcmp(which, "intel-nofw") != 0);
 	WRITE_ONCE(model_amd, amd);
@@ -1695,6 +1776,8 @@ const struct hwpmc_pmu_ops *hwpmc_pmu_model_init(const char *which)
 	debugfs_create_file("advance", 0200, model_dir, NULL,
 			    &model_advance_fops);
 	debugfs_create_file("state", 0444, model_dir, NULL, &model_state_fops);
+	debugfs_create_file("perf_rdpmc", 0600, model_dir, NULL,
+			    &model_perf_rdpmc_fops);
 	debugfs_create_file("selftest", 0444, model_dir, NULL,
 			    &model_selftest_fops);
 	pr_info("%s active\n", ops->name);

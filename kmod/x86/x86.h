@@ -66,6 +66,7 @@ extern const struct hwpmc_x86_hw hwpmc_iap_hw, hwpmc_iaf_hw, hwpmc_k8_hw;
 int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
 		       const struct pmc_op_pmcallocate *a);
 void hwpmc_x86_release(struct hwpmc_pmc *pm);
+u64 hwpmc_x86_min_period(void);
 void hwpmc_x86_start(struct hwpmc_pmc *pm);
 void hwpmc_x86_stop(struct hwpmc_pmc *pm);
 u64 hwpmc_x86_read(struct hwpmc_pmc *pm);
@@ -77,6 +78,8 @@ bool hwpmc_x86_row_ok(const struct hwpmc_class *cls, unsigned int idx,
 bool hwpmc_x86_unavailable(const struct hwpmc_class *cls, unsigned int idx);
 int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index);
 void hwpmc_x86_rdpmc_revoke(struct hwpmc_pmc *pm);
+void hwpmc_x86_rdpmc_init(void);
+void hwpmc_x86_rdpmc_fini(void);
 u32 hwpmc_x86_perfctr_msr(unsigned int i);
 u32 hwpmc_x86_evsel_msr(unsigned int i);
 int hwpmc_x86_nmi_init(void);

@@ -83,8 +83,20 @@ int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode m
     a.pm_count = count;
     a.pm_config = enc.config;
     a.pm_config1 = enc.config1;
-    if (op_allocate(fd, &a) < 0)
-        return -1;
+    if (op_allocate(fd, &a) < 0) {
+        // A hardware event for both modes (no ",usr"/",os", or ":uk") that
+        // the caller may not count in kernel mode: EACCES, as from
+        // perf_event_open(); like perf's tool, fall back to user mode
+        // only.  A PMC asked for kernel mode alone keeps the EACCES.
+        constexpr uint64_t both = PMC_X86_CONFIG_USR | PMC_X86_CONFIG_OS;
+        if (errno != EACCES || (a.pm_config & both) != both)
+            return -1;
+        a.pm_config &= ~static_cast<uint64_t>(PMC_X86_CONFIG_OS);
+        a.pm_caps &= ~static_cast<uint32_t>(PMC_CAP_SYSTEM);
+        a.pm_pmcid = 0;
+        if (op_allocate(fd, &a) < 0)
+            return -1;
+    }
     out->id = a.pm_pmcid;
     out->cls = enc.cls;
     return 0;

@@ -67,7 +67,10 @@ void pmc_group::explain_allocation(const request &r, const failure &f) const {
         if (f.err == EINVAL)
             std::fprintf(stderr,
                          "  The event may not support sampling, or the period %s is out "
-                         "of its range.\n",
+                         "of its range\n"
+                         "  (without CAP_PERFMON, a hardware event's period must be at "
+                         "least\n"
+                         "  'sysctl kernel.hwpmc.min_hw_period').\n",
                          thousands(r.period).c_str());
         return;
     }
