@@ -35,6 +35,7 @@ extern int hwpmc_nsamples;
 /* Sysctls kernel.hwpmc.* (security.bsd.* on FreeBSD). */
 extern int hwpmc_unprivileged_syspmcs;
 extern int hwpmc_unprivileged_proc_debug;
+extern int hwpmc_unprivileged_kernel;
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -179,6 +180,7 @@ struct hwpmc_pmc {
 	u64 reload;			/* sampling period */
 	int state;			/* hooks: READ_ONCE() */
 	unsigned int pflags;
+	bool priv_kernel;		/* hooks: hwpmc_priv_kernel() at alloc */
 	atomic64_t value;		/* hooks: the count */
 	atomic64_t remaining;		/* sampling: events to the next sample */
 	struct list_head cls_node;	/* for the class's own lists */
@@ -355,6 +357,10 @@ void hwpmc_soft_exit(struct task_struct *task);
 /* hwpmc_priv.c: privilege decisions. */
 bool hwpmc_priv_system(void);		/* non-jailed super-user */
 bool hwpmc_priv_admin(void);		/* PRIV_PMC_MANAGE */
+bool hwpmc_priv_kernel(void);		/* may see kernel mode; process ctx */
+void hwpmc_priv_init(void);
+void hwpmc_priv_fini(void);
+int hwpmc_read_sysctl_int(const char *name, int *val);
 
 long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 

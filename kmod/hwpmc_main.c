@@ -82,6 +82,7 @@ DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
 /* security.bsd.* on FreeBSD; kernel.hwpmc.* here.  Defaults as hwpmc(4). */
 int hwpmc_unprivileged_syspmcs;
 int hwpmc_unprivileged_proc_debug = 1;
+int hwpmc_unprivileged_kernel;	/* see hwpmc_priv_kernel() */
 
 static struct ctl_table hwpmc_sysctls[] = {
 	{
@@ -96,6 +97,15 @@ static struct ctl_table hwpmc_sysctls[] = {
 	{
 		.procname	= "unprivileged_proc_debug",
 		.data		= &hwpmc_unprivileged_proc_debug,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "unprivileged_kernel",
+		.data		= &hwpmc_unprivileged_kernel,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,
@@ -229,6 +239,7 @@ static int __init hwpmc_init(void)
 	err = hwpmc_testing_init();
 	if (err)
 		return err;
+	hwpmc_priv_init();
 	err = hwpmc_x86_init();
 	if (err)
 		goto out_testing;
@@ -284,6 +295,7 @@ out_classes:
 out_x86:
 	hwpmc_x86_fini();
 out_testing:
+	hwpmc_priv_fini();
 	hwpmc_testing_fini();
 	return err;
 }
@@ -305,6 +317,7 @@ static void __exit hwpmc_exit(void)
 	hwpmc_rows_fini();
 	hwpmc_classes_fini();
 	hwpmc_x86_fini();
+	hwpmc_priv_fini();
 	hwpmc_testing_fini();
 }
 

@@ -285,6 +285,8 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	pm->cpu = a->pm_cpu;
 	pm->config = a->pm_config;
 	pm->config1 = a->pm_config1;
+	/* Decided once, here, in process context: hooks and NMIs read it. */
+	pm->priv_kernel = hwpmc_priv_kernel();
 	pm->state = PMC_STATE_ALLOCATED;
 	INIT_LIST_HEAD(&pm->targets);
 	INIT_LIST_HEAD(&pm->cls_node);

@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/mm_types.h>
 #include <linux/rcupdate.h>
+#include <linux/perf_event.h>
 
 /*
  * Sysctl tables: up to 6.5 a table ends with an empty sentinel entry; from
@@ -45,6 +46,30 @@ static inline struct file *hwpmc_get_mm_exe_file(struct mm_struct *mm)
 #endif
 	rcu_read_unlock();
 	return f;
+}
+
+/*
+ * Would perf let the current task see kernel mode (exclude_kernel = 0)?
+ * From 6.12 perf_allow_kernel() is exported: perf_event_paranoid <= 1 or
+ * CAP_PERFMON, then the LSM's perf_event hook (SELinux, ...).  Before, it
+ * is an inline over the unexported sysctl_perf_event_paranoid and the
+ * unexported LSM hook: read the sysctl through hwpmc's private procfs
+ * (hwpmc_read_sysctl_int(), hwpmc.h); unreadable denies.  The LSM hook
+ * cannot be consulted there.
+ */
+static inline bool hwpmc_perf_allow_kernel(void)
+{
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+	return perf_allow_kernel() == 0;
+#else
+	int paranoid;
+
+	if (perfmon_capable())
+		return true;
+	if (hwpmc_read_sysctl_int("sys/kernel/perf_event_paranoid", &paranoid))
+		return false;
+	return paranoid <= 1;
+#endif
 }
 
 #endif /* _HWPMC_COMPAT_H */
