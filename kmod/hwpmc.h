@@ -157,6 +157,7 @@ struct hwpmc_stats {
 	atomic64_t log_sweeps;
 	atomic64_t samples_taken;
 	atomic64_t samples_dropped;
+	atomic64_t samples_throttled;	/* in samples_taken, not logged */
 	atomic64_t log_bytes;
 	atomic64_t alloc_failed;
 };
@@ -198,6 +199,7 @@ struct hwpmc_owner {
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
 	bool log_closing;		/* log being removed; hwpmc_sx */
 	atomic64_t ring_drops;		/* samples lost to full rings */
+	atomic64_t throttled;		/* samples not taken: CPU throttled */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
 
@@ -372,6 +374,7 @@ void hwpmc_samples_fini(void);
 void hwpmc_samples_drain(void);
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs);
+void hwpmc_sample_throttled(struct hwpmc_pmc *pm);
 
 /* hwpmc_maps.c: MAP_IN / MAP_OUT. */
 void hwpmc_maps_sys_sampler_add(struct hwpmc_pmc *pm);

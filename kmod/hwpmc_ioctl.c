@@ -65,6 +65,7 @@ static int hwpmc_op_getdriverstats(struct hwpmc_owner *po,
 	a->pm_log_sweeps = atomic64_read(&s->log_sweeps);
 	a->pm_samples_taken = atomic64_read(&s->samples_taken);
 	a->pm_samples_dropped = atomic64_read(&s->samples_dropped);
+	a->pm_samples_throttled = atomic64_read(&s->samples_throttled);
 	a->pm_log_bytes = atomic64_read(&s->log_bytes);
 	a->pm_alloc_failed = atomic64_read(&s->alloc_failed);
 	return 0;

@@ -69,6 +69,7 @@ struct hwpmc_log {
 	bool stopped;			/* accepts no more records */
 	int error;			/* first write error, sticky */
 	u64 drop_samples, drop_records;	/* not yet in a DROPNOTIFY */
+	u64 drop_throttled;		/* ditto: samples throttled */
 
 	unsigned int nbufs;		/* buffers held; hwpmc_pool_lock */
 	bool priv;			/* configured with CAP_PERFMON */
@@ -369,21 +370,25 @@ u32 hwpmc_log_pid(const struct hwpmc_log *log, pid_t nr)
 /*
  * Write a DROPNOTIFY if anything was dropped since the last one: samples
  * that found a full ring (counted in the owner) and records that found no
- * buffer (counted in the log).  The counters are read and zeroed under the
- * lock that holds the record's reservation, so concurrent callers (the
- * drainer, FLUSHLOG, log removal) never report the same drops twice and
- * none is lost: taken = logged + dropped.
+ * buffer (counted in the log), and samples not taken because their CPU
+ * was throttled (counted in the owner).  The counters are read and zeroed
+ * under the lock that holds the record's reservation, so concurrent
+ * callers (the drainer, FLUSHLOG, log removal) never report the same drops
+ * twice and none is lost: taken = logged + dropped + throttled.
  */
 void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 {
 	struct pmclog_dropnotify *r;
 	unsigned long flags;
 	u64 ring = atomic64_xchg(&po->ring_drops, 0);
+	u64 thr = atomic64_xchg(&po->throttled, 0);
 	bool none;
 
 	raw_spin_lock_irqsave(&log->lock, flags);
 	log->drop_samples += ring;
-	none = !log->drop_samples && !log->drop_records;
+	log->drop_throttled += thr;
+	none = !log->drop_samples && !log->drop_records &&
+	       !log->drop_throttled;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 	if (none)
 		return;
@@ -391,14 +396,17 @@ void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 	r = hwpmc_log_reserve(log, PMCLOG_TYPE_DROPNOTIFY, sizeof(*r), &flags);
 	if (!r)
 		return;
-	if (!log->drop_samples && !log->drop_records) {
+	if (!log->drop_samples && !log->drop_records &&
+	    !log->drop_throttled) {
 		/* Another caller reported them: give the record back. */
 		log->cur->used -= sizeof(*r);
 	} else {
 		r->pl_samples = log->drop_samples;
 		r->pl_records = log->drop_records;
+		r->pl_throttled = log->drop_throttled;
 		log->drop_samples = 0;
 		log->drop_records = 0;
+		log->drop_throttled = 0;
 	}
 	hwpmc_log_commit(log, flags);
 }

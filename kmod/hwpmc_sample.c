@@ -5,7 +5,8 @@
  * that CPU's ring without a lock; a worker drains the rings into the
  * owners' logs as CALLCHAIN records.  A sample that finds its ring full is
  * dropped and counted, globally (GETDRIVERSTATS) and for its owner (a
- * DROPNOTIFY record), so taken = logged + dropped always holds.
+ * DROPNOTIFY record); so is a sample its CPU was too busy to take
+ * (throttled): taken = logged + dropped + throttled always holds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -174,6 +175,19 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		irq_work_queue(&r->kick);
 }
 
+/*
+ * A sample of @pm that was due but not taken because its CPU is throttled
+ * (it spent too long sampling): counted as taken, globally as throttled,
+ * and for the owner's next DROPNOTIFY.  Callable in NMI context: no lock,
+ * no allocation.
+ */
+void hwpmc_sample_throttled(struct hwpmc_pmc *pm)
+{
+	atomic64_inc(&hwpmc_stats.samples_taken);
+	atomic64_inc(&hwpmc_stats.samples_throttled);
+	atomic64_inc(&pm->po->throttled);
+}
+
 static void hwpmc_sample_log(struct hwpmc_sample *s)
 {
 	struct pmclog_callchain *cc;
@@ -204,7 +218,8 @@ static void hwpmc_sample_log(struct hwpmc_sample *s)
 	} else {
 		atomic64_inc(&hwpmc_stats.samples_dropped);
 	}
-	if (atomic64_read(&s->pm->po->ring_drops))
+	if (atomic64_read(&s->pm->po->ring_drops) ||
+	    atomic64_read(&s->pm->po->throttled))
 		hwpmc_log_dropnotify(s->pm->po, log);
 	rcu_read_unlock();
 }

@@ -141,6 +141,7 @@ int print_stats() {
         {"samples dropped: ring full", s.pm_intr_bufferfull},
         {"samples taken", s.pm_samples_taken},
         {"samples dropped", s.pm_samples_dropped},
+        {"samples throttled", s.pm_samples_throttled},
         {"operations", s.pm_syscalls},
         {"operations failed", s.pm_syscall_errors},
         {"log buffers requested", s.pm_buffer_requests},

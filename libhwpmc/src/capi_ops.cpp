@@ -198,6 +198,7 @@ int pmc_get_driver_stats(struct pmc_driverstats *ds) {
         ds->pm_samples_dropped = s.pm_samples_dropped;
         ds->pm_log_bytes = s.pm_log_bytes;
         ds->pm_alloc_failed = s.pm_alloc_failed;
+        ds->pm_samples_throttled = s.pm_samples_throttled;
         return 0;
     });
 }

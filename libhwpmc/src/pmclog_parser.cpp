@@ -45,8 +45,8 @@ uint32_t min_len(uint32_t type) noexcept {
         return offsetof(struct pmclog_initialize, pl_cputype);
     case PMCLOG_TYPE_CLOSELOG:
         return sizeof(struct pmclog_closelog);
-    case PMCLOG_TYPE_DROPNOTIFY:
-        return sizeof(struct pmclog_dropnotify);
+    case PMCLOG_TYPE_DROPNOTIFY: // log minor 0: without pl_throttled
+        return offsetof(struct pmclog_dropnotify, pl_throttled);
     case PMCLOG_TYPE_PMCALLOCATE:
         return sizeof(struct pmclog_pmcallocate);
     case PMCLOG_TYPE_PMCATTACH:
@@ -228,10 +228,12 @@ enum pmclog_state pmclog_parser::decode(const unsigned char *p, uint32_t type, u
         std::memset(&u.pl_cl, 0, sizeof(u.pl_cl));
         return PMCLOG_OK;
     case PMCLOG_TYPE_DROPNOTIFY: {
-        const auto r = load<pmclog_dropnotify>(p);
+        struct pmclog_dropnotify r {};
+        std::memcpy(&r, p, std::min<size_t>(len, sizeof(r)));
         std::memset(&u.pl_dn, 0, sizeof(u.pl_dn));
         u.pl_dn.pl_samples = r.pl_samples;
         u.pl_dn.pl_records = r.pl_records;
+        u.pl_dn.pl_throttled = r.pl_throttled; // 0 from a log minor 0
         return PMCLOG_OK;
     }
     case PMCLOG_TYPE_PMCALLOCATE: {

@@ -145,6 +145,7 @@ std::vector<roundtrip_case> roundtrip_cases() {
         struct pmclog_dropnotify r {};
         r.pl_samples = 12;
         r.pl_records = 3;
+        r.pl_throttled = 9;
         v.push_back({"DROPNOTIFY", record(PMCLOG_TYPE_DROPNOTIFY, r, 3000000001),
                      [](const struct pmclog_ev &ev) {
                          EXPECT_EQ(ev.pl_type, PMCLOG_TYPE_DROPNOTIFY);
@@ -152,6 +153,24 @@ std::vector<roundtrip_case> roundtrip_cases() {
                          EXPECT_EQ(ev.pl_ts.tv_nsec, 1);
                          EXPECT_EQ(ev.pl_u.pl_dn.pl_samples, 12u);
                          EXPECT_EQ(ev.pl_u.pl_dn.pl_records, 3u);
+                         EXPECT_EQ(ev.pl_u.pl_dn.pl_throttled, 9u);
+                     }});
+    }
+    {
+        // Log minor 0 (module minor < 2): 32 bytes, no pl_throttled.
+        struct {
+            struct pmclog_header pl_hdr;
+            uint64_t pl_samples, pl_records;
+        } r{};
+        r.pl_samples = 4;
+        r.pl_records = 1;
+        v.push_back({"DROPNOTIFY_minor0", record(PMCLOG_TYPE_DROPNOTIFY, r, 3000000002),
+                     [](const struct pmclog_ev &ev) {
+                         EXPECT_EQ(ev.pl_type, PMCLOG_TYPE_DROPNOTIFY);
+                         EXPECT_EQ(ev.pl_len, 32);
+                         EXPECT_EQ(ev.pl_u.pl_dn.pl_samples, 4u);
+                         EXPECT_EQ(ev.pl_u.pl_dn.pl_records, 1u);
+                         EXPECT_EQ(ev.pl_u.pl_dn.pl_throttled, 0u);
                      }});
     }
     v.push_back({"PMCALLOCATE", pmcallocate(2000, 0x13000002, "SOFT-CLOCK.PROF"),
@@ -946,7 +965,7 @@ TEST(PmclogPrint, FreeBsdProgramReadsEveryType) {
     std::string out;
     ASSERT_EQ(run_pmclog_print(every_type_log(), &out), 0) << out;
     const char *const want[] = {
-        "0.000001000 initlog 0x1000000 \"INTEL_ARCH\"\n",
+        "0.000001000 initlog 0x1010000 \"INTEL_ARCH\"\n",
         "0.000002000 allocate 0x13000001 \"SOFT-CLOCK.PROF\" 0x80\n",
         "0.000002001 attach 0x13000001 42 \"/usr/bin/true\"\n",
         "0.000002002 map-in 42 0x400000 \"/usr/lib/libc.so.6\"\n",

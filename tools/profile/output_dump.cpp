@@ -42,8 +42,8 @@ void print_record(FILE *out, const pmclog_ev &ev) {
     case PMCLOG_TYPE_CLOSELOG:
         break;
     case PMCLOG_TYPE_DROPNOTIFY:
-        std::fprintf(out, " samples=%" PRIu64 " records=%" PRIu64, u.pl_dn.pl_samples,
-                     u.pl_dn.pl_records);
+        std::fprintf(out, " samples=%" PRIu64 " records=%" PRIu64 " throttled=%" PRIu64,
+                     u.pl_dn.pl_samples, u.pl_dn.pl_records, u.pl_dn.pl_throttled);
         break;
     case PMCLOG_TYPE_PMCALLOCATE: {
         const char *mode = pmc_name_of_mode(static_cast<enum pmc_mode>(u.pl_a.pl_mode));

@@ -22,7 +22,7 @@
 
 /* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
 #define HWPMC_VERSION_MAJOR	1
-#define HWPMC_VERSION_MINOR	1
+#define HWPMC_VERSION_MINOR	2
 #define HWPMC_VERSION_PATCH	0
 #define HWPMC_VERSION_MAKE(maj, min, pat) \
 	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
@@ -294,7 +294,13 @@ struct pmc_op_getdriverstats {
 	__u64	pm_samples_dropped;
 	__u64	pm_log_bytes;		/* bytes written to logs */
 	__u64	pm_alloc_failed;	/* atomic allocations that failed */
-	__u64	pm_reserved[8];
+	/*
+	 * Minor 2: samples not taken because their CPU spent too long
+	 * sampling (throttled); they count in pm_samples_taken, so that
+	 * taken = logged + dropped + throttled.
+	 */
+	__u64	pm_samples_throttled;
+	__u64	pm_reserved[7];
 };
 
 /* One SOFT event (GETDYNEVENTINFO). */
@@ -336,7 +342,7 @@ struct pmc_op_getdyneventinfo {
  * PMCLOG_VERSION: a reader refuses a major version it does not know.
  */
 #define PMCLOG_VERSION_MAJOR	1
-#define PMCLOG_VERSION_MINOR	0
+#define PMCLOG_VERSION_MINOR	1
 #define PMCLOG_VERSION \
 	HWPMC_VERSION_MAKE(PMCLOG_VERSION_MAJOR, PMCLOG_VERSION_MINOR, 0)
 
@@ -381,11 +387,17 @@ struct pmclog_closelog {
 	struct pmclog_header pl_hdr;
 };
 
-/* Samples or records that could not be logged since the last notice. */
+/*
+ * Samples or records that could not be logged since the last notice.
+ * Log minor 1 (module minor 2) appends pl_throttled (pl_len 40): samples
+ * of this owner not taken because their CPU was throttled.  A 32-byte
+ * DROPNOTIFY (older module) has none.
+ */
 struct pmclog_dropnotify {
 	struct pmclog_header pl_hdr;
 	__u64	pl_samples;		/* samples dropped */
 	__u64	pl_records;		/* other records dropped */
+	__u64	pl_throttled;		/* log minor 1: samples throttled */
 };
 
 struct pmclog_pmcallocate {

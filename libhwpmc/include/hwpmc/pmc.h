@@ -249,8 +249,9 @@ struct pmc_driverstats {
     /* Linux extensions. */
     uint64_t pm_samples_taken;
     uint64_t pm_samples_dropped;
-    uint64_t pm_log_bytes;    /* bytes written to logs */
-    uint64_t pm_alloc_failed; /* atomic allocations that failed */
+    uint64_t pm_log_bytes;         /* bytes written to logs */
+    uint64_t pm_alloc_failed;      /* atomic allocations that failed */
+    uint64_t pm_samples_throttled; /* not taken: CPU throttled (module minor 2) */
 };
 
 /* CPU information (pmc_cpuinfo()). */

@@ -86,7 +86,8 @@
  *    Extensions: pl_ncpu, pl_pagesize.
  *  - pl_dn: DROPNOTIFY carries counts (FreeBSD's is empty): pl_samples,
  *    samples dropped, and pl_records, other records dropped, since the
- *    previous DROPNOTIFY.
+ *    previous DROPNOTIFY; pl_throttled (log minor 1, 0 before), samples
+ *    not taken because their CPU spent too long sampling.
  *  - pl_a: pl_event is an enum pmc_event of <hwpmc/pmc.h>,
  *    PMC_EV_MAKE(pl_class, event code), so pmc_name_of_event() names it;
  *    pl_evname is the name the module logged (e.g. "SOFT-CLOCK.PROF").
@@ -219,6 +220,7 @@ struct pmclog_ev_dropnotify {
     /* Linux extensions: what was lost since the previous DROPNOTIFY. */
     uint64_t pl_samples;
     uint64_t pl_records;
+    uint64_t pl_throttled; /* log minor 1; 0 from older modules */
 };
 
 struct pmclog_ev_initialize {
