@@ -332,6 +332,8 @@ static long charge_of_opens(const char *path)
 	return m0 < 0 || m1 < 0 ? -1 : m1 - m0;
 }
 
+#define MAX_OWNERS "/proc/sys/kernel/hwpmc/max_owners_per_user"
+
 static int memcg_child(int out)
 {
 	struct rlimit nofile = { NOPENS + 64, NOPENS + 64 };
@@ -363,7 +365,7 @@ static int memcg_child(int out)
 TEST(owner_memory_is_charged_to_the_openers_memcg)
 {
 	int res[2], status, mounted;
-	long v[3];
+	long v[3], max_owners;
 	pid_t child;
 
 	if (geteuid())
@@ -379,6 +381,10 @@ TEST(owner_memory_is_charged_to_the_openers_memcg)
 	}
 	ASSERT_EQ(0, mkdir(CGROOT "/t", 0755));
 	ASSERT_EQ(0, pipe(res));
+	/* The per-user cap on owners would stop the opens first. */
+	max_owners = hwpmc_sysctl_get(MAX_OWNERS);
+	if (max_owners >= 0)
+		ASSERT_EQ(0, hwpmc_sysctl_set(MAX_OWNERS, NOPENS + 16));
 	fflush(stdout);
 	child = fork();
 	ASSERT_LE(0, child);
@@ -388,6 +394,8 @@ TEST(owner_memory_is_charged_to_the_openers_memcg)
 	}
 	close(res[1]);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
+	if (max_owners >= 0)
+		hwpmc_sysctl_set(MAX_OWNERS, max_owners);
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, hwpmc_xread(res[0], v, sizeof(v)));
 	close(res[0]);
