@@ -197,6 +197,7 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	po->tgid = task_tgid_nr(current);
 	po->pid = get_pid(task_tgid(current));
 	mutex_init(&po->lock);
+	INIT_WORK(&po->sigio_work, hwpmc_owner_sigio_fn);
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
 	err = hwpmc_owner_charge(po);
