@@ -14,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/idr.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include <linux/hwpmc.h>
 
 struct task_struct;
@@ -192,6 +193,8 @@ struct hwpmc_owner {
 	 * only.  Taken killably, before hwpmc_sx.
 	 */
 	struct mutex lock;
+	/* SIGIO from the exit hook, on PREEMPT_RT (hwpmc_proc_exit()) */
+	struct work_struct sigio_work;
 	/* pmcid -> PMC: changed under lock and hwpmc_sx, read under either */
 	struct idr pmcs;
 	unsigned int npmcs;
@@ -320,6 +323,7 @@ int hwpmc_op_getmsr(struct hwpmc_owner *po, struct pmc_op_getmsr *a);
 int hwpmc_op_getpmcinfo(struct hwpmc_owner *po, struct pmc_op_getpmcinfo *a);
 int hwpmc_op_pmcadmin(struct hwpmc_owner *po, struct pmc_op_pmcadmin *a);
 void hwpmc_signal_pid(struct pid *pid, int sig);
+void hwpmc_owner_sigio_fn(struct work_struct *work);
 
 /* hwpmc_main.c: owners and the exit of their openers. */
 void hwpmc_owner_exit(struct task_struct *task);

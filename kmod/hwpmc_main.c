@@ -417,6 +417,7 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	refcount_set(&po->ref, 1);
 	INIT_WORK(&po->exit_work, hwpmc_owner_exit_fn);
 	mutex_init(&po->lock);
+	INIT_WORK(&po->sigio_work, hwpmc_owner_sigio_fn);
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
 	err = hwpmc_owner_charge(po);

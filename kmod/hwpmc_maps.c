@@ -217,7 +217,10 @@ void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task)
 	mmput(mm);
 }
 
-/* MAP_IN of every process into @po's log (system sampling starts). */
+/*
+ * MAP_IN of every process into @po's log (system sampling starts).  The
+ * owner's lock at most is held (never hwpmc_sx).
+ */
 void hwpmc_maps_log_all(struct hwpmc_owner *po)
 {
 	struct task_struct *p;
@@ -231,7 +234,7 @@ void hwpmc_maps_log_all(struct hwpmc_owner *po)
 		max++;
 	rcu_read_unlock();
 	max += 64;		/* room for what forks meanwhile */
-	pids = kvcalloc(max, sizeof(*pids), GFP_KERNEL);
+	pids = kvcalloc(max, sizeof(*pids), GFP_KERNEL_ACCOUNT);
 	if (!pids)
 		return;
 	rcu_read_lock();
@@ -243,13 +246,17 @@ void hwpmc_maps_log_all(struct hwpmc_owner *po)
 	}
 	rcu_read_unlock();
 	for (i = 0; i < n; i++) {
-		struct task_struct *t = get_pid_task(pids[i], PIDTYPE_TGID);
+		struct task_struct *t = NULL;
 
+		/* A long walk: it yields, and a fatal signal ends it. */
+		if (!fatal_signal_pending(current))
+			t = get_pid_task(pids[i], PIDTYPE_TGID);
 		if (t) {
 			hwpmc_maps_log_task(po, t);
 			put_task_struct(t);
 		}
 		put_pid(pids[i]);
+		cond_resched();
 	}
 	kvfree(pids);
 }

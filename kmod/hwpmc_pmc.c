@@ -107,6 +107,15 @@ void hwpmc_signal_pid(struct pid *pid, int sig)
 		kill_pid(pid, sig, 1);
 }
 
+/* SIGIO queued by the exit hook (PREEMPT_RT: it may not signal there). */
+void hwpmc_owner_sigio_fn(struct work_struct *work)
+{
+	struct hwpmc_owner *po = container_of(work, struct hwpmc_owner,
+					      sigio_work);
+
+	hwpmc_signal_pid(po->pid, SIGIO);
+}
+
 static bool hwpmc_owner_uses_row(struct hwpmc_owner *po, unsigned int row)
 {
 	struct hwpmc_pmc *pm;
@@ -559,6 +568,8 @@ void hwpmc_owner_release_all(struct hwpmc_owner *po)
 	lockdep_assert_held(&hwpmc_sx);
 	idr_for_each_entry(&po->pmcs, pm, id)
 		hwpmc_pmc_free(po, pm);
+	/* No target left to queue one (hwpmc_proc_exit()): none pending. */
+	cancel_work_sync(&po->sigio_work);
 }
 
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)

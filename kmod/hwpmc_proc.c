@@ -944,7 +944,10 @@ void hwpmc_proc_exit(struct task_struct *task)
 				hwpmc_log_procexit(pm, task_tgid_nr(task),
 						   atomic64_read(&pt->value));
 			hwpmc_unlink_target(pt);
-			if (!pm->ntargets)
+			if (!pm->ntargets && IS_ENABLED(CONFIG_PREEMPT_RT))
+				/* siglock sleeps on RT: from a work item. */
+				schedule_work(&pm->po->sigio_work);
+			else if (!pm->ntargets)
 				nnotify = hwpmc_notify_add(notify, nnotify,
 							   pm->po->pid);
 		}

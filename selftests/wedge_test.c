@@ -235,4 +235,93 @@ TEST(stalled_attach_blocks_nobody_uid65534)
 	stalled_attach(_metadata, 65534);
 }
 
+/*
+ * A long walk yields: as uid 65534, PMC_F_DESCENDANTS on a process with
+ * NDESC children checks each child as a PMCATTACH would (the LSM's word
+ * included: a procfs lookup each) and reschedules as it goes, so the
+ * guest's soft-lockup and RCU-stall detectors (which fail the run) stay
+ * quiet; every child is attached.
+ */
+#define NDESC	1000
+
+static int detach_children(int fd, __u32 id, pid_t parent)
+{
+	char cmd[128];
+	int kid, n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "pgrep -P %d", parent);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%d", &kid) == 1)
+		n += hwpmc_detach(fd, id, kid) == 0;
+	pclose(f);
+	return n;
+}
+
+TEST(many_descendants_as_uid65534)
+{
+	int go[2], fd, i, attached = 0, status;
+	pid_t parent;
+	__u32 id;
+	char c;
+
+	if (geteuid())
+		SKIP(return, "needs root (to become 65534)");
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, become(65534));
+	parent = fork();
+	ASSERT_LE(0, parent);
+	if (!parent) {
+		close(go[1]);
+		for (i = 0; i < NDESC; i++) {
+			pid_t kid = fork();
+
+			if (kid < 0)
+				_exit(1);
+			if (!kid) {
+				/* Ends when the parent's pipe closes. */
+				if (read(go[0], &c, 1) < 0)
+					_exit(2);
+				_exit(0);
+			}
+		}
+		if (read(go[0], &c, 1) < 0)
+			_exit(3);
+		while (wait(NULL) > 0)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	/* All forked: its children are the processes of uid 65534 but us. */
+	for (i = 0; i < 600; i++) {
+		char cmd[128];
+		FILE *f;
+		int n = 0;
+
+		snprintf(cmd, sizeof(cmd), "pgrep -c -P %d", parent);
+		f = popen(cmd, "r");
+		if (f) {
+			if (fscanf(f, "%d", &n) != 1)
+				n = 0;
+			pclose(f);
+		}
+		if (n >= NDESC)
+			break;
+		usleep(100000);
+	}
+	fd = hwpmc_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, PMC_F_DESCENDANTS,
+				   &id));
+	ASSERT_EQ(0, hwpmc_attach(fd, id, parent));
+	/* Each child: detached (0) means it was attached. */
+	attached = detach_children(fd, id, parent);
+	EXPECT_EQ(NDESC, attached);
+	close(fd);
+	close(go[1]);
+	EXPECT_EQ(parent, waitpid(parent, &status, 0));
+}
+
 TEST_HARNESS_MAIN
