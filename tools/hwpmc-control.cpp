@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -169,13 +170,12 @@ int admin(bool enable, const char *rowarg, int cpu) {
         for (int r = 0; r < n; r++)
             rows.push_back(r);
     } else {
-        char *end;
-        long r = std::strtol(rowarg, &end, 10);
-        if (*rowarg == '\0' || *end != '\0' || r < 0) {
+        auto r = hwpmc_tools::to_whole(rowarg, 10);
+        if (!r || *r > INT_MAX) {
             std::fprintf(stderr, "%s: '%s' is not a row number (see -l) or '*'\n", prog, rowarg);
             return 2;
         }
-        rows.push_back(static_cast<int>(r));
+        rows.push_back(static_cast<int>(*r));
     }
     int rc = 0;
     for (int c : cpus) {
@@ -212,13 +212,12 @@ int main(int argc, char **argv) {
     while ((opt = getopt_long(argc, argv, "Llsc:e:d:hV", longopts, nullptr)) != -1) {
         switch (opt) {
         case 'c': {
-            char *end;
-            long c = std::strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || c < 0) {
+            auto c = hwpmc_tools::to_whole(optarg, 10);
+            if (!c || *c > INT_MAX) {
                 std::fprintf(stderr, "%s: -c wants a CPU number, not '%s'\n", prog, optarg);
                 return 2;
             }
-            cpu = static_cast<int>(c);
+            cpu = static_cast<int>(*c);
             break;
         }
         case 'L':

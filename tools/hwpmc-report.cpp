@@ -105,17 +105,18 @@ std::set<uint32_t> parse_ids(const char *arg, const char *opt) {
     return std::set<uint32_t>(ids.begin(), ids.end());
 }
 
-std::string upper(std::string s) {
-    for (auto &c : s)
-        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
-
-// "SOFT-CLOCK.PROF" matches "clock.prof" and "SOFT-CLOCK.PROF".
+// The logged event `event` is the one the user named `want`: the same
+// name, or the same SOFT event or TSC however written ("clock.prof",
+// "SOFT-CLOCK.PROF", "task-clock").
 bool event_matches(const std::string &event, const std::string &want) {
-    std::string e = upper(event), w = upper(want);
-    auto strip = [](std::string s) { return s.rfind("SOFT-", 0) == 0 ? s.substr(5) : s; };
-    return e == w || strip(e) == strip(w);
+    if (strcasecmp(event.c_str(), want.c_str()) == 0)
+        return true;
+    try {
+        const hwpmc::event_info e = hwpmc::parse_event(event), w = hwpmc::parse_event(want);
+        return e.cls == w.cls && e.event == w.event;
+    } catch (const hwpmc::spec_error &) {
+        return false;
+    }
 }
 
 std::string rate_text(const pmc_desc &d) {

@@ -88,17 +88,6 @@ protected:
     std::vector<sample> samples;
 };
 
-std::string capture(const std::function<void(FILE *)> &f) {
-    char *buf = nullptr;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    f(out);
-    std::fclose(out);
-    std::string s(buf, len);
-    std::free(buf);
-    return s;
-}
-
 TEST_F(Outputs, AggregationAndOrderTableDriven) {
     const struct {
         std::vector<sort_key> keys;

@@ -4,6 +4,7 @@
 // derived figures, and the human, CSV (-x) and JSON (-j) formats.
 #include "stat/events.hpp"
 #include "stat/printer.hpp"
+#include "tools_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@ namespace {
 
 using namespace hwpmc_stat;
 using hwpmc::event_role;
+using tools_test::capture;
 
 TEST(StatEvents, ArgumentsTableDriven) {
     const struct {
@@ -106,17 +108,6 @@ struct measured {
                          {{2000000000, 4000000000, 8000000000, 1500}});
     }
 };
-
-std::string capture(const std::function<void(FILE *)> &f) {
-    char *buf = nullptr;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    f(out);
-    std::fclose(out);
-    std::string s(buf, len);
-    std::free(buf);
-    return s;
-}
 
 TEST(StatPrinter, DerivedFigures) {
     measured m(format::human);

@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <span>
 #include <sstream>
@@ -166,6 +168,18 @@ inline place place_of(const char *file) {
 // A MAP_IN record of fixture `p` at `base`.
 inline bytes map_at(uint64_t t, uint32_t pid, uint64_t base, const place &p) {
     return map_in(t, pid, base, base + p.len, p.pgoff, p.path);
+}
+
+// What `f` writes to a FILE.
+inline std::string capture(const std::function<void(FILE *)> &f) {
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    f(out);
+    std::fclose(out);
+    std::string s(buf, len);
+    std::free(buf);
+    return s;
 }
 
 } // namespace tools_test
