@@ -22,7 +22,7 @@
 
 /* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
 #define HWPMC_VERSION_MAJOR	1
-#define HWPMC_VERSION_MINOR	1
+#define HWPMC_VERSION_MINOR	2
 #define HWPMC_VERSION_PATCH	0
 #define HWPMC_VERSION_MAKE(maj, min, pat) \
 	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
@@ -294,7 +294,15 @@ struct pmc_op_getdriverstats {
 	__u64	pm_samples_dropped;
 	__u64	pm_log_bytes;		/* bytes written to logs */
 	__u64	pm_alloc_failed;	/* atomic allocations that failed */
-	__u64	pm_reserved[8];
+	/*
+	 * Since 1.2: hardware samples not taken because their CPU took more
+	 * PMIs in a tick than kernel.hwpmc.max_sample_rate allows (counted
+	 * in pm_samples_taken, not in pm_samples_dropped; the owner's log
+	 * counts them in DROPNOTIFY pl_samples).  pm_samples_taken =
+	 * samples logged + pm_samples_dropped + pm_samples_throttled.
+	 */
+	__u64	pm_samples_throttled;
+	__u64	pm_reserved[7];
 };
 
 /* One SOFT event (GETDYNEVENTINFO). */
