@@ -161,6 +161,7 @@ struct hwpmc_stats {
 	atomic64_t samples_throttled;	/* in samples_taken, not logged */
 	atomic64_t log_bytes;
 	atomic64_t alloc_failed;
+	atomic64_t samples_throttled;	/* taken, not logged: x86/nmi.c */
 };
 
 extern struct hwpmc_stats hwpmc_stats;

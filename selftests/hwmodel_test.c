@@ -2187,6 +2187,102 @@ TEST_F_TIMEOUT(hw, rdpmc_revoked_on_lazy_cpus, 120)
 	EXPECT_EQ(SIGSEGV, t.sig_after);
 }
 
+static int drop_fn(const struct pmclog_header *h, void *arg)
+{
+	const struct pmclog_dropnotify *d = (const void *)h;
+
+	if (h->pl_type == PMCLOG_TYPE_DROPNOTIFY)
+		*(__u64 *)arg += d->pl_samples;
+	return 0;
+}
+
+/* Samples DROPNOTIFY records of the log at @path report; -1 if malformed. */
+static long long count_drops(const char *path)
+{
+	size_t len;
+	char *buf = hwpmc_slurp(path, &len);
+	__u64 n = 0;
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = hwpmc_for_each_record(buf, len, drop_fn, &n);
+	free(buf);
+	return rc < 0 ? -1 : (long long)n;
+}
+
+/*
+ * A PMI storm cannot livelock a CPU: with kernel.hwpmc.max_sample_rate
+ * (default 100000 PMIs per second per CPU; here 1, one PMI per tick) a
+ * sampling PMC that overflows past the tick's budget takes no sample and
+ * is parked (its counter at minus the longest period) until the next
+ * tick, when it starts a fresh period.  Every overflow is accounted for:
+ * taken = logged + dropped + throttled (GETDRIVERSTATS), and the log's
+ * DROPNOTIFY records count the throttled samples.
+ */
+TEST_F_TIMEOUT(hw, pmi_storm_is_throttled, 120)
+{
+	const char *rate = "/proc/sys/kernel/hwpmc/max_sample_rate";
+	struct pmc_op_getdriverstats s0, s1;
+	struct cc_count c = { 0 };
+	long long drops;
+	__u64 parked = 0, thr;
+	int i, n;
+	__u32 id;
+
+	EXPECT_EQ(100000, hwpmc_sysctl_get(rate));
+	EXPECT_EQ(EINVAL, hwpmc_sysctl_set(rate, 0));
+	ASSERT_EQ(0, configure_log(self->fd, self->log));
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_SS, 0, self->cpu, 10, &id));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &s0));
+	ASSERT_EQ(0, hwpmc_sysctl_set(rate, 1));
+	/* Overflows until two fall into one tick: the second is throttled. */
+	for (n = 0; n < 400; n++) {
+		ADV("10");
+		ASSERT_EQ(0, hwpmc_driverstats(self->fd, &s1));
+		if (s1.pm_samples_throttled != s0.pm_samples_throttled) {
+			parked = mget(self->cpu, "ctr0");
+			break;
+		}
+	}
+	ASSERT_LT(n, 400) TH_LOG("no two PMIs in one tick");
+	/*
+	 * Parked at minus the longest period, far from its next overflow
+	 * (unless the next tick came already and started a period again).
+	 */
+	EXPECT_TRUE(parked == START || parked == (-10ULL & MASK48))
+		TH_LOG("ctr0 %#llx", (unsigned long long)parked);
+	/* The next tick unparks it. */
+	usleep(100 * 1000);
+	EXPECT_EQ(-10ULL & MASK48, mget(self->cpu, "ctr0"));
+	for (i = 0; i < 3; i++) {
+		usleep(20 * 1000);	/* each in a tick of its own */
+		ADV("10");
+	}
+	ASSERT_EQ(0, hwpmc_sysctl_set(rate, 100000));
+	ASSERT_EQ(0, hwpmc_stop(self->fd, id));
+	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &s1));
+	ASSERT_EQ(0, hwpmc_flushlog(self->fd));
+	c.pmcid = id;
+	c.cpu = PMC_CPU_ANY;
+	ASSERT_LE(0, count_samples(self->log, &c));
+	drops = count_drops(self->log);
+	ASSERT_LE(0, drops);
+	thr = s1.pm_samples_throttled - s0.pm_samples_throttled;
+	EXPECT_LE(1, thr);
+	EXPECT_EQ(n + 1 + 3, (int)(s1.pm_samples_taken - s0.pm_samples_taken));
+	EXPECT_EQ(s1.pm_samples_taken - s0.pm_samples_taken,
+		  c.n + (s1.pm_samples_dropped - s0.pm_samples_dropped) + thr);
+	EXPECT_EQ((long long)thr + (long long)(s1.pm_samples_dropped -
+					       s0.pm_samples_dropped), drops);
+	EXPECT_LE(3 + 1, c.n);		/* sampling again after the tick */
+	TH_LOG("%d overflows: %d logged, %llu throttled", n + 1 + 3, c.n,
+	       (unsigned long long)thr);
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
+}
+
 static __u64 now_ms(void)
 {
 	struct timespec ts;

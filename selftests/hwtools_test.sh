@@ -4,8 +4,9 @@
 # (pmu_model=intel, amd, amd-ext and amd-legacy): hwpmc-stat counts exactly what a command drives
 # the model's counters by (with perf's :u/:k modifiers and IPC),
 # hwpmc-record samples at the period and hwpmc-report names the event as
-# the user did, hwpmc-control lists the hardware class.  The release module
-# is loaded back at the end.
+# the user did, hwpmc-control lists the hardware class; as uid 65534 the
+# tools need kernel.hwpmc.unprivileged_hw and count user mode only.  The
+# release module is loaded back at the end.
 . "$(dirname "$0")/lib.sh"
 tools=$BIN/tools
 rel=$(uname -r)
@@ -101,5 +102,33 @@ for model in intel amd amd-ext amd-legacy; do
 	"$tools/hwpmc-report" -i "$tmp/r.data" --dump >"$tmp/dump" 2>&1
 	ok "$model: the log names it by its codes ($class-event=0xc0,umask=0x0)" \
 		grep -q "PMCALLOCATE .*$class-event=0xc0,umask=0x0" "$tmp/dump"
+
+	# An unprivileged user (uid 65534): no hardware PMC without
+	# kernel.hwpmc.unprivileged_hw=1, and then user mode only: a plain
+	# "instructions" (both modes) falls back to user mode, ":k" is refused
+	# with what to do.
+	if command -v setpriv >/dev/null; then
+		nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+		echo 0 >/proc/sys/kernel/hwpmc/unprivileged_hw
+		nobody "$tools/hwpmc-stat" -x, -e instructions -- true >"$tmp/n0" 2>&1
+		rc=$?
+		sed 's/^/#   /' "$tmp/n0"
+		ok "$model: as uid 65534, hardware events fail (status 1) and name kernel.hwpmc.unprivileged_hw" \
+			sh -c "[ $rc -eq 1 ] && grep -q 'kernel.hwpmc.unprivileged_hw=1' '$tmp/n0'"
+		echo 1 >/proc/sys/kernel/hwpmc/unprivileged_hw
+		nobody "$tools/hwpmc-stat" -x, -e instructions -e instructions:u -- true >"$tmp/n1" 2>&1
+		rc=$?
+		sed 's/^/#   /' "$tmp/n1"
+		ok "$model: with unprivileged_hw=1, 'instructions' and 'instructions:u' count user mode" \
+			sh -c "[ $rc -eq 0 ] && grep -q '^0,,instructions,' '$tmp/n1' && grep -q '^0,,instructions:u,' '$tmp/n1'"
+		nobody "$tools/hwpmc-stat" -x, -e instructions:k -- true >"$tmp/n2" 2>&1
+		rc=$?
+		sed 's/^/#   /' "$tmp/n2"
+		ok "$model: and 'instructions:k' is refused (EACCES), naming kernel.hwpmc.unprivileged_kernel" \
+			sh -c "[ $rc -eq 1 ] && grep -q 'Permission denied' '$tmp/n2' && grep -q 'kernel.hwpmc.unprivileged_kernel=1' '$tmp/n2'"
+		echo 0 >/proc/sys/kernel/hwpmc/unprivileged_hw
+	else
+		skip "$model: hardware events as uid 65534" "no setpriv(1)"
+	fi
 done
 finish

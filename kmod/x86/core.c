@@ -83,6 +83,7 @@ static void x86_load(struct hwpmc_pmc *pm, u64 start)
 	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
 	local64_set(&xc->base[pm->row], v & mask);
 	local64_set(&xc->pending[pm->row], 0);
+	hwpmc_x86_unthrottle_row(xc, pm->row);	/* a fresh period */
 	/* Whether the PMI sets a counting PMC's counter back (a bitmap). */
 	if (hwpmc_is_sampling(pm) || holds)
 		WRITE_ONCE(xc->reload, xc->reload & ~BIT_ULL(pm->row));
@@ -115,10 +116,12 @@ static u64 x86_unload(struct hwpmc_pmc *pm)
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 	unsigned int idx = x86_idx(pm);
+	bool parked;
 	u64 v = 0;
 
 	WRITE_ONCE(xc->loaded[pm->row], NULL);
 	barrier();
+	parked = hwpmc_x86_unthrottle_row(xc, pm->row);
 	hw->control(idx, 0);
 	if (hwpmc_x86.has_global) {
 		xc->gctl &= ~x86_gbit(hw, idx);
@@ -126,6 +129,9 @@ static u64 x86_unload(struct hwpmc_pmc *pm)
 	}
 	hwpmc_pmu->read_msr(hw->ctr_msr(idx), &v);
 	hwpmc_pmu->write_msr(hw->ctr_msr(idx), 0);
+	/* Parked by the throttle (nmi.c): its next load starts a period. */
+	if (parked && hwpmc_is_sampling(pm))
+		v = -pm->reload;
 	/* An overflow it raised may not have arrived yet (no global status). */
 	if (!x86_holds_count(pm))
 		hwpmc_x86_nmi_window_open(xc);

@@ -13,6 +13,10 @@
 
 #include <linux/percpu.h>
 #include <linux/jiffies.h>
+#include <linux/bitops.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/minmax.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 
@@ -122,16 +126,127 @@ static int hwpmc_x86_nmi_late(struct hwpmc_x86_cpu *xc)
 }
 
 /*
+ * The throttle, like perf's perf_event_max_sample_rate: a CPU takes at
+ * most kernel.hwpmc.max_sample_rate / HZ PMIs per tick (at least 1)
+ * before its sampling PMCs stop: a sampling counter that overflows past
+ * that budget takes no sample and is parked (started at minus the
+ * longest period, so it overflows no more within the tick; bit 47 set,
+ * so AMD without a global status does not see it as wrapped) until a
+ * per-CPU timer armed for the next tick starts it on a fresh period.
+ * Every such overflow is counted as a sample taken and throttled
+ * (GETDRIVERSTATS pm_samples_throttled, and in its owner's DROPNOTIFY),
+ * so that taken = logged + dropped + throttled stays exact.  A PMC
+ * unloaded meanwhile (a context switch) is started afresh by its next
+ * load, and parked again by its next PMI if the budget is still spent.
+ */
+struct hwpmc_x86_throttle {
+	struct irq_work work;		/* from the NMI: arm the timer */
+	struct hrtimer timer;		/* next tick: unpark */
+};
+
+static DEFINE_PER_CPU(struct hwpmc_x86_throttle, hwpmc_x86_throttle);
+static bool hwpmc_x86_throttle_ready;
+
+/*
+ * Count one PMI of this CPU against the budget of the current tick; true
+ * when it is over.  NMI context (NMIs do not nest): no locks.
+ */
+static bool hwpmc_x86_pmi_over(struct hwpmc_x86_cpu *xc)
+{
+	unsigned long now = jiffies;
+	unsigned int max = max_t(unsigned int, 1,
+				 READ_ONCE(hwpmc_max_sample_rate) / HZ);
+
+	if (xc->pmi_tick != now) {
+		xc->pmi_tick = now;
+		xc->pmi_n = 0;
+	}
+	return ++xc->pmi_n > max;
+}
+
+/*
+ * A throttled overflow of @pm on row @r: counted, not sampled; the
+ * counter is parked.  NMI context: no locks, no allocation.
+ */
+static void hwpmc_x86_park(struct hwpmc_x86_cpu *xc, unsigned int r,
+			   struct hwpmc_pmc *pm)
+{
+	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
+	u64 park = (-hwpmc_x86_max_period(hw)) & hwpmc_x86_mask(hw);
+
+	atomic64_inc(&hwpmc_stats.samples_taken);
+	atomic64_inc(&hwpmc_stats.samples_throttled);
+	atomic64_inc(&pm->po->ring_drops);	/* the log's DROPNOTIFY */
+	set_bit(r, &xc->throttled);
+	hwpmc_pmu->write_msr(hw->ctr_msr(pm->row - pm->cls->firstrow), park);
+	local64_set(&xc->base[r], park);
+	if (READ_ONCE(hwpmc_x86_throttle_ready))
+		irq_work_queue(this_cpu_ptr(&hwpmc_x86_throttle.work));
+}
+
+/*
+ * Row @row starts afresh (x86_load(), x86_unload()): no longer parked;
+ * returns whether it was.  IRQs off; the NMI may set other bits meanwhile
+ * (atomic bitops).
+ */
+bool hwpmc_x86_unthrottle_row(struct hwpmc_x86_cpu *xc, unsigned int row)
+{
+	return test_and_clear_bit(row, &xc->throttled);
+}
+
+/* Hard IRQ, on the throttled CPU: the next tick unparks its rows. */
+static void hwpmc_x86_throttle_work(struct irq_work *work)
+{
+	struct hwpmc_x86_throttle *t =
+		container_of(work, struct hwpmc_x86_throttle, work);
+
+	if (!hrtimer_active(&t->timer))
+		hrtimer_start(&t->timer, ns_to_ktime(TICK_NSEC),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * Hard IRQ (IRQs off), on the throttled CPU (pinned; a timer that a CPU
+ * going offline passed on finds nothing there: the CPU unloaded its
+ * rows): each parked sampling PMC still loaded starts a fresh period.
+ * The row is unparked before its counter is written, so an NMI in
+ * between sees a parked counter that has not overflowed.
+ */
+static enum hrtimer_restart hwpmc_x86_throttle_timer(struct hrtimer *timer)
+{
+	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
+	unsigned int r;
+
+	if (timer != this_cpu_ptr(&hwpmc_x86_throttle.timer))
+		return HRTIMER_NORESTART;
+	for_each_set_bit(r, &xc->throttled, BITS_PER_LONG) {
+		struct hwpmc_pmc *pm = READ_ONCE(xc->loaded[r]);
+		const struct hwpmc_x86_hw *hw;
+		u64 start;
+
+		clear_bit(r, &xc->throttled);
+		if (!pm || !hwpmc_is_sampling(pm))
+			continue;
+		hw = hwpmc_x86_hw_of(pm->cls->ops);
+		start = (-(u64)pm->reload) & hwpmc_x86_mask(hw);
+		hwpmc_pmu->write_msr(hw->ctr_msr(r - pm->cls->firstrow), start);
+		local64_set(&xc->base[r], start);
+	}
+	return HRTIMER_NORESTART;
+}
+
+/*
  * The PMI.  A sampling PMC that overflowed takes its sample and starts
- * its next period; a counting PMC puts what its counter counted aside for
- * the next fold and starts its counter over (see x86/core.c).  NMI
- * context: no locks, no allocation.
+ * its next period, unless the throttle holds it back; a counting PMC puts
+ * what its counter counted aside for the next fold and starts its counter
+ * over (see x86/core.c).  NMI context: no locks, no allocation.
  */
 static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct hwpmc_x86_cpu *xc = this_cpu_ptr(&hwpmc_x86_cpu);
 	unsigned int r, n = hwpmc_nrows(), handled = 0;
 	u64 status, acked = 0, held = 0;
+	int over = -1;			/* the budget, once asked */
 
 	if (!atomic_read(&hwpmc_x86_nrunning))
 		return hwpmc_x86_nmi_late(xc);
@@ -151,6 +266,14 @@ static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 			continue;
 		mask = hwpmc_x86_mask(hw);
 		if (hwpmc_is_sampling(pm)) {
+			if (over < 0)
+				over = hwpmc_x86_pmi_over(xc);
+			if (over || test_bit(r, &xc->throttled)) {
+				hwpmc_x86_park(xc, r, pm);
+				acked |= bit;
+				handled++;
+				continue;
+			}
 			hwpmc_sample_take(pm, current, regs);
 			/* The next period: minus the reload. */
 			start = (-(u64)pm->reload) & mask;
@@ -205,10 +328,33 @@ static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 
 int hwpmc_x86_nmi_init(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_x86_throttle *t = per_cpu_ptr(&hwpmc_x86_throttle,
+							   cpu);
+
+		init_irq_work(&t->work, hwpmc_x86_throttle_work);
+		hrtimer_init(&t->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		t->timer.function = hwpmc_x86_throttle_timer;
+	}
+	WRITE_ONCE(hwpmc_x86_throttle_ready, true);
 	return register_nmi_handler(NMI_LOCAL, hwpmc_x86_nmi, 0, "hwpmc");
 }
 
+/* After the NMI handler is gone: no work is queued any more. */
 void hwpmc_x86_nmi_fini(void)
 {
+	int cpu;
+
 	unregister_nmi_handler(NMI_LOCAL, "hwpmc");
+	WRITE_ONCE(hwpmc_x86_throttle_ready, false);
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_x86_throttle *t = per_cpu_ptr(&hwpmc_x86_throttle,
+							   cpu);
+
+		irq_work_sync(&t->work);
+		hrtimer_cancel(&t->timer);
+	}
 }

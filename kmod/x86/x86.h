@@ -98,11 +98,16 @@ struct hwpmc_x86_cpu {
 	u64 fixed_ctl;			/* shadow of IA32_FIXED_CTR_CTRL */
 	u64 reload;			/* counting rows the PMI sets back */
 	unsigned long nmi_until;	/* no global status: late-NMI window */
+	/* The PMI throttle (nmi.c): */
+	unsigned long throttled;	/* sampling rows parked; bitops */
+	unsigned long pmi_tick;		/* jiffies of pmi_n; NMI only */
+	unsigned int pmi_n;		/* PMIs taken in that tick */
 };
 
 DECLARE_PER_CPU(struct hwpmc_x86_cpu, hwpmc_x86_cpu);
 
 void hwpmc_x86_nmi_window_open(struct hwpmc_x86_cpu *xc);
+bool hwpmc_x86_unthrottle_row(struct hwpmc_x86_cpu *xc, unsigned int row);
 
 /* The counter's value bits.  Any context, NMI included: no locks. */
 static inline u64 hwpmc_x86_mask(const struct hwpmc_x86_hw *hw)

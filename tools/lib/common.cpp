@@ -34,12 +34,13 @@ void explain(const char *prog, const char *what, int err) {
                              "  (or 'sudo modprobe hwpmc' after 'make install').\n");
         break;
     case EACCES:
-        std::fprintf(stderr, "  Opening /dev/hwpmc: it is not readable and writable by you: install\n"
-                             "  kmod/99-hwpmc.rules into /etc/udev/rules.d (make install).\n"
-                             "  Allocating: counting or sampling kernel mode (',os', ':k') needs\n"
-                             "  CAP_PERFMON or root unless 'sysctl kernel.hwpmc.unprivileged_kernel=1'\n"
-                             "  (and perf_event_paranoid <= 1, kptr_restrict = 0); ask for user mode\n"
-                             "  only (',usr' or ':u').\n");
+        std::fprintf(stderr,
+                     "  Opening /dev/hwpmc: it is not readable and writable by you: install\n"
+                     "  kmod/99-hwpmc.rules into /etc/udev/rules.d (make install).\n"
+                     "  Allocating: counting or sampling kernel mode (',os', ':k') needs\n"
+                     "  CAP_PERFMON or root unless 'sysctl kernel.hwpmc.unprivileged_kernel=1'\n"
+                     "  (and perf_event_paranoid <= 1, kptr_restrict = 0); ask for user mode\n"
+                     "  only (',usr' or ':u').\n");
         break;
     case EPERM:
         std::fprintf(stderr,

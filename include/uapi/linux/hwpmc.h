@@ -295,9 +295,12 @@ struct pmc_op_getdriverstats {
 	__u64	pm_log_bytes;		/* bytes written to logs */
 	__u64	pm_alloc_failed;	/* atomic allocations that failed */
 	/*
-	 * Minor 2: samples not taken because their CPU spent too long
-	 * sampling (throttled); they count in pm_samples_taken, so that
-	 * taken = logged + dropped + throttled.
+	 * Since 1.2: samples not taken because their CPU spent too long
+	 * sampling: more PMIs or SOFT timer samples in a tick than
+	 * kernel.hwpmc.max_sample_rate allows (counted in pm_samples_taken,
+	 * not in pm_samples_dropped; the owner's log counts them in
+	 * DROPNOTIFY pl_samples).  pm_samples_taken = samples logged +
+	 * pm_samples_dropped + pm_samples_throttled.
 	 */
 	__u64	pm_samples_throttled;
 	__u64	pm_reserved[7];
