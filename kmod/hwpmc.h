@@ -36,6 +36,7 @@ extern int hwpmc_nsamples;
 extern int hwpmc_unprivileged_syspmcs;
 extern int hwpmc_unprivileged_proc_debug;
 extern int hwpmc_unprivileged_kernel;
+extern int hwpmc_max_sample_rate;
 
 /*
  * The configuration lock: held across every ioctl that looks at or
@@ -86,6 +87,11 @@ struct hwpmc_class_ops {
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
 	u64 (*max_period)(void);
+	/*
+	 * Optional: the shortest sampling period of event @event the
+	 * current caller may ask for (process context); shorter is EINVAL.
+	 */
+	u64 (*min_period)(u32 event);
 	/* Optional: can row @idx (of the class) hold the PMC asked for? */
 	bool (*row_ok)(const struct hwpmc_class *cls, unsigned int idx,
 		       const struct pmc_op_pmcallocate *a);

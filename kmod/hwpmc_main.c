@@ -83,6 +83,8 @@ DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
 int hwpmc_unprivileged_syspmcs;
 int hwpmc_unprivileged_proc_debug = 1;
 int hwpmc_unprivileged_kernel;	/* see hwpmc_priv_kernel() */
+int hwpmc_max_sample_rate = 100000;	/* Hz, per CPU; class/soft.c */
+static int hwpmc_max_sample_rate_max = 1000000;
 
 static struct ctl_table hwpmc_sysctls[] = {
 	{
@@ -111,6 +113,15 @@ static struct ctl_table hwpmc_sysctls[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "max_sample_rate",
+		.data		= &hwpmc_max_sample_rate,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &hwpmc_max_sample_rate_max,
 	},
 	{ }	/* sentinel, for kernels before 6.6 */
 };
