@@ -101,8 +101,11 @@ struct hwpmc_class_ops {
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
 	u64 (*max_period)(void);
-	/* Optional: the shortest period the caller may ask for (process). */
-	u64 (*min_period)(void);
+	/*
+	 * Optional: the shortest sampling period of event @event the
+	 * current caller may ask for (process context); shorter is EINVAL.
+	 */
+	u64 (*min_period)(u32 event);
 	/* Optional: can row @idx (of the class) hold the PMC asked for? */
 	bool (*row_ok)(const struct hwpmc_class *cls, unsigned int idx,
 		       const struct pmc_op_pmcallocate *a);
@@ -161,7 +164,6 @@ struct hwpmc_stats {
 	atomic64_t samples_throttled;	/* in samples_taken, not logged */
 	atomic64_t log_bytes;
 	atomic64_t alloc_failed;
-	atomic64_t samples_throttled;	/* taken, not logged: x86/nmi.c */
 };
 
 extern struct hwpmc_stats hwpmc_stats;

@@ -68,7 +68,6 @@ static int hwpmc_op_getdriverstats(struct hwpmc_owner *po,
 	a->pm_samples_throttled = atomic64_read(&s->samples_throttled);
 	a->pm_log_bytes = atomic64_read(&s->log_bytes);
 	a->pm_alloc_failed = atomic64_read(&s->alloc_failed);
-	a->pm_samples_throttled = atomic64_read(&s->samples_throttled);
 	return 0;
 }
 

@@ -319,12 +319,13 @@ static bool hwpmc_needs_log(const struct hwpmc_pmc *pm)
 }
 
 /*
- * Can a counter of @cls hold a sampling period of @period events, and may
- * the caller ask for one that short?
+ * Can a counter of @cls hold a sampling period of @period events of
+ * @event, and may the caller sample that often?
  */
-static bool hwpmc_period_ok(const struct hwpmc_class *cls, u64 period)
+static bool hwpmc_period_ok(const struct hwpmc_class *cls, u32 event,
+			    u64 period)
 {
-	if (cls->ops->min_period && period < cls->ops->min_period())
+	if (cls->ops->min_period && period < cls->ops->min_period(event))
 		return false;
 	return !cls->ops->max_period || period <= cls->ops->max_period();
 }
@@ -363,7 +364,7 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 	cls = hwpmc_class_find(a->pm_class);
 	if (!cls || !(cls->ops->modes & BIT(a->pm_mode)))
 		return -EINVAL;
-	if (sampling && !hwpmc_period_ok(cls, a->pm_count))
+	if (sampling && !hwpmc_period_ok(cls, a->pm_event, a->pm_count))
 		return -EINVAL;
 	if (a->pm_caps & ~cls->caps)
 		return -EOPNOTSUPP;
@@ -753,7 +754,8 @@ int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 	if (pm->state == PMC_STATE_RUNNING)
 		return -EBUSY;
 	if (hwpmc_is_sampling(pm)) {
-		if (!a->pm_count || !hwpmc_period_ok(pm->cls, a->pm_count))
+		if (!a->pm_count ||
+		    !hwpmc_period_ok(pm->cls, pm->event, a->pm_count))
 			return -EINVAL;
 		pm->reload = a->pm_count;
 		return 0;

@@ -59,17 +59,25 @@ static void hwpmc_ring_kick(struct irq_work *w)
 /*
  * The callchain of the interrupted context: kernel frames (ORC unwinder)
  * when kernel mode was interrupted, then user frames by frame pointers,
- * read without faulting.  Runs in NMI context: no locks, no allocation.
+ * read without faulting.  @kern false (the owner may not see kernel
+ * addresses, pm->priv_kernel): a sample in kernel mode records only the
+ * user-mode state the task entered the kernel from, marked
+ * PMCLOG_CC_F_KERNEL_HIDDEN, and no address at or above TASK_SIZE_MAX is
+ * ever recorded.  Runs in NMI context: no locks, no allocation.
  */
 static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
-			    bool chain)
+			    bool chain, bool kern)
 {
 	unsigned int max = hwpmc_callchaindepth, n = 0;
 	struct pt_regs *uregs = NULL;
 	struct unwind_state state;
 	unsigned long fp;
 
-	if (regs && !user_mode(regs)) {
+	if (regs && !user_mode(regs) && !kern) {
+		s->flags |= PMCLOG_CC_F_KERNEL_HIDDEN;
+		if (current->mm && !(current->flags & PF_KTHREAD))
+			uregs = task_pt_regs(current);
+	} else if (regs && !user_mode(regs)) {
 		s->pc[n++] = instruction_pointer(regs);
 		if (chain) {
 			for (unwind_start(&state, current, regs, NULL);
@@ -92,7 +100,8 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 		uregs = regs;
 		s->flags |= PMCLOG_CC_F_USER;
 	}
-	if (uregs && n < max) {
+	if (uregs && n < max &&
+	    (kern || instruction_pointer(uregs) < TASK_SIZE_MAX)) {
 		s->pc[n++] = instruction_pointer(uregs);
 		fp = uregs->bp;
 		/*
@@ -109,7 +118,7 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 			if (copy_from_user_nofault(&frame, (void __user *)fp,
 						   sizeof(frame)))
 				break;
-			if (!frame.ret)
+			if (!frame.ret || (!kern && frame.ret >= TASK_SIZE_MAX))
 				break;
 			s->pc[n++] = frame.ret;
 			if (frame.next <= fp)
@@ -159,8 +168,10 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	if (task == current) {
 		if (!regs && current->mm && !(current->flags & PF_KTHREAD))
 			regs = task_pt_regs(current);
-		hwpmc_callchain(s, regs, pm->flags & PMC_F_CALLCHAIN);
-	} else if (task->mm && !(task->flags & PF_KTHREAD)) {
+		hwpmc_callchain(s, regs, pm->flags & PMC_F_CALLCHAIN,
+				pm->priv_kernel);
+	} else if (task->mm && !(task->flags & PF_KTHREAD) &&
+		   instruction_pointer(task_pt_regs(task)) < TASK_SIZE_MAX) {
 		/* Another task (a migration): its user PC, no chain. */
 		s->pc[0] = instruction_pointer(task_pt_regs(task));
 		s->npc = 1;

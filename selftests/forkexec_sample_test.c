@@ -26,7 +26,7 @@ struct tally {
 	int sys_wrong_cpu;
 	int desc_samples, callchains;
 	int forks, execs, execs_wrong_path;
-	__u64 dropped;
+	__u64 dropped, throttled;
 };
 
 static int tally_fn(const struct pmclog_header *h, void *arg)
@@ -53,6 +53,8 @@ static int tally_fn(const struct pmclog_header *h, void *arg)
 		break;
 	case PMCLOG_TYPE_DROPNOTIFY:
 		t->dropped += ((const struct pmclog_dropnotify *)h)->pl_samples;
+		if (h->pl_len >= sizeof(struct pmclog_dropnotify))
+			t->throttled += ((const struct pmclog_dropnotify *)h)->pl_throttled;
 		break;
 	case PMCLOG_TYPE_PROCFORK:
 		if (fk->pl_ppid == (__u32)t->runner)
@@ -172,8 +174,10 @@ TEST(sampling_both_cpus_while_fork_exec_exit)
 	EXPECT_LT(0, t.sys_cpu[1]);
 	EXPECT_EQ(0, t.sys_wrong_cpu);
 	EXPECT_LT(0, t.desc_samples);
-	EXPECT_EQ(taken, (__u64)t.callchains + t.dropped);
+	EXPECT_EQ(taken, (__u64)t.callchains + t.dropped + t.throttled);
 	EXPECT_EQ(b.pm_samples_dropped - a.pm_samples_dropped, t.dropped);
+	EXPECT_EQ(b.pm_samples_throttled - a.pm_samples_throttled,
+		  t.throttled);
 	/* Every fork and exec of the followed loop, each once. */
 	EXPECT_EQ(rounds[0], t.execs);
 	EXPECT_EQ(rounds[0], t.forks);

@@ -2192,11 +2192,11 @@ static int drop_fn(const struct pmclog_header *h, void *arg)
 	const struct pmclog_dropnotify *d = (const void *)h;
 
 	if (h->pl_type == PMCLOG_TYPE_DROPNOTIFY)
-		*(__u64 *)arg += d->pl_samples;
+		*(__u64 *)arg += d->pl_samples + d->pl_throttled;
 	return 0;
 }
 
-/* Samples DROPNOTIFY records of the log at @path report; -1 if malformed. */
+/* Samples DROPNOTIFY records of the log at @path report (dropped and throttled); -1 if malformed. */
 static long long count_drops(const char *path)
 {
 	size_t len;

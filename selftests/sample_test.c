@@ -67,7 +67,7 @@ struct samples {
 	__u32 pmcid;
 	pid_t pid;
 	int n, wrong_pid, user, in_hot, chain_ok, kernel;
-	__u64 dropped;
+	__u64 dropped, throttled;
 	int ncc_all;
 };
 
@@ -94,7 +94,11 @@ static int count_fn(const struct pmclog_header *h, void *arg)
 	unsigned int i, u;
 
 	if (h->pl_type == PMCLOG_TYPE_DROPNOTIFY) {
-		s->dropped += ((const struct pmclog_dropnotify *)h)->pl_samples;
+		const struct pmclog_dropnotify *d = (const void *)h;
+
+		s->dropped += d->pl_samples;
+		if (h->pl_len >= sizeof(*d))
+			s->throttled += d->pl_throttled;
 		return 0;
 	}
 	if (h->pl_type != PMCLOG_TYPE_CALLCHAIN)
@@ -361,15 +365,22 @@ TEST(overload_taken_is_logged_plus_dropped)
 	s.pid = getpid();
 	ASSERT_LT(0, read_samples(&s));
 	TH_LOG("%d concurrent flushes", f.flushes);
-	TH_LOG("taken %llu, logged %d, dropped %llu (DROPNOTIFY), dropped %llu (stats)",
+	TH_LOG("taken %llu, logged %d, dropped %llu, throttled %llu (DROPNOTIFY), dropped %llu, throttled %llu (stats)",
 	       (unsigned long long)(b.pm_samples_taken - a.pm_samples_taken),
 	       s.ncc_all, (unsigned long long)s.dropped,
-	       (unsigned long long)(b.pm_samples_dropped - a.pm_samples_dropped));
+	       (unsigned long long)s.throttled,
+	       (unsigned long long)(b.pm_samples_dropped - a.pm_samples_dropped),
+	       (unsigned long long)(b.pm_samples_throttled - a.pm_samples_throttled));
 	EXPECT_EQ(b.pm_samples_taken - a.pm_samples_taken,
-		  (__u64)s.ncc_all + s.dropped);
+		  (__u64)s.ncc_all + s.dropped + s.throttled);
 	EXPECT_EQ(b.pm_samples_dropped - a.pm_samples_dropped, s.dropped);
-	/* The point was to overload: something must have been dropped. */
-	EXPECT_LT(0, s.dropped);
+	EXPECT_EQ(b.pm_samples_throttled - a.pm_samples_throttled,
+		  s.throttled);
+	/*
+	 * The point was to overload: something must have been dropped, or
+	 * throttled (at most max_sample_rate / HZ samples per CPU a tick).
+	 */
+	EXPECT_LT(0, s.dropped + s.throttled);
 	close(fd);
 	close(logfd);
 	unlink(LOGPATH);

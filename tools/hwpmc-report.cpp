@@ -247,6 +247,13 @@ int run(const options &o) {
                         "logbuffersize");
     if (!data.closed)
         notes.push_back("the log does not end with CLOSELOG: the recording was cut short");
+    if (res.kernel_hidden)
+        notes.push_back(
+            thousands(res.kernel_hidden) + " samples interrupted the kernel but show it as " +
+            kernel_hidden_name +
+            ": the module hid their kernel frames, as the recording user may not see "
+            "kernel addresses (CAP_PERFMON, or sysctl kernel.hwpmc.unprivileged_kernel=1 "
+            "with perf_event_paranoid <= 1 and kptr_restrict = 0)");
     if (res.kernel_frames && res.kernel_restricted())
         notes.push_back("kernel addresses are not symbolized: /proc/kallsyms shows zero "
                         "addresses to this user (run as root, or sysctl kernel.kptr_restrict=0)");

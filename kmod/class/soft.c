@@ -6,12 +6,21 @@
  *   CLOCK.HARD        scheduler ticks: a per-CPU timer at HZ
  *   CLOCK.PROF        CPU time in nanoseconds: local_clock() between a
  *                     task's switch-in and switch-out; sampling PMCs run a
- *                     per-CPU timer at their period, so any rate from
- *                     1 Hz to tens of kHz works
+ *                     timer at their period, so any rate from 1 Hz to tens
+ *                     of kHz works: a system-scope one on its CPU, a
+ *                     process-scope one only on the CPUs where a thread of
+ *                     a target runs (armed when it is switched in, stopped
+ *                     when no target runs there)
  *   PAGE_FAULT.*      the x86 page-fault tracepoints
  *   SCHED.SWITCH      sched_switch: one per switch away from a task
  *   SCHED.MIGRATE     sched_migrate_task
  *   SYSCALL.ENTER     raw_syscalls:sys_enter
+ *
+ * Sampling is throttled per CPU as perf's perf_event_max_sample_rate: at
+ * most kernel.hwpmc.max_sample_rate / HZ SOFT samples per CPU per tick;
+ * beyond that the samples due are counted as throttled (GETDRIVERSTATS,
+ * the owner's DROPNOTIFY) until the next tick.  An unprivileged owner's
+ * CLOCK.PROF period must be at least 10^9 / max_sample_rate ns (EINVAL).
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -60,13 +69,24 @@ struct soft_cpu {
 	bool tick_on;
 	struct hrtimer prof;		/* CLOCK.PROF sampling */
 	bool prof_on;
+	u64 prof_armed;			/* the period prof runs at, ns */
+	u64 sys_period;			/* system-scope samplers here, hwpmc_sx */
+	u64 task_period;		/* process-scope ones of current */
+	/* Throttling: samples taken in the tick thr_jiffies. */
+	unsigned long thr_jiffies;
+	unsigned int thr_count;
 };
 
 static DEFINE_PER_CPU(struct soft_cpu, soft_cpu);
 static atomic_t soft_npmcs;		/* allocated SOFT PMCs */
 static unsigned int soft_nhard;		/* running CLOCK.HARD PMCs, hwpmc_sx */
 static LIST_HEAD(soft_prof_samplers);	/* running CLOCK.PROF sampling PMCs */
-static u64 soft_prof_period;		/* their shortest period, ns */
+static atomic_t soft_prof_nts;		/* ... of them process-scope */
+
+/* The longest SOFT sampling period: the sampler's debt stays in an s64. */
+#define SOFT_MAX_PERIOD		BIT_ULL(62)
+/* The shortest timer period; the longest is the scheduler tick. */
+#define SOFT_PROF_MIN_NS	(10 * NSEC_PER_USEC)
 
 static unsigned int soft_probe(void)
 {
@@ -77,6 +97,30 @@ static bool soft_is(const struct hwpmc_pmc *pm, u32 event)
 {
 	return pm->cls->ops == &hwpmc_soft_ops && pm->event == event &&
 	       hwpmc_running(pm);
+}
+
+/*
+ * May this CPU take one more sample in this tick?  At most
+ * max_sample_rate / HZ (at least 1) per tick.  Any context but NMI, no
+ * lock: a nested caller (a tracepoint interrupted by the timer) may make
+ * the count inexact by one.
+ */
+static bool soft_sample_budget(void)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	unsigned int max = max_t(unsigned int,
+				 READ_ONCE(hwpmc_max_sample_rate) / HZ, 1);
+	unsigned long now = jiffies;
+
+	/* Another tick (any other value: the counter wraps). */
+	if (READ_ONCE(sc->thr_jiffies) != now) {
+		WRITE_ONCE(sc->thr_jiffies, now);
+		WRITE_ONCE(sc->thr_count, 0);
+	}
+	if (sc->thr_count >= max)
+		return false;
+	WRITE_ONCE(sc->thr_count, sc->thr_count + 1);
+	return true;
 }
 
 /*
@@ -96,10 +140,14 @@ static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
 	if (left > 0 || !can_sample)
 		return;
 	for (k = 0; left <= 0 && k < 64; k++) {
-		hwpmc_sample_take(pm, task, regs);
+		if (soft_sample_budget())
+			hwpmc_sample_take(pm, task, regs);
+		else
+			hwpmc_sample_throttled(pm);
 		left = atomic64_add_return(pm->reload, &pm->remaining);
 	}
-	if (left <= -1024 * (s64)pm->reload)
+	/* reload <= SOFT_MAX_PERIOD: neither side overflows. */
+	if (left < 0 && (u64)-left / 1024 >= pm->reload)
 		atomic64_set(&pm->remaining, pm->reload);
 }
 
@@ -157,6 +205,67 @@ static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 	sc->prof_base = now;
 }
 
+static u64 soft_prof_clamp(u64 period)
+{
+	/*
+	 * Faster than 100 kHz is no use and would swamp the CPU.  Slower
+	 * than the scheduler tick, the timer would rarely find the sampled
+	 * task running on a CPU shared with others: it ticks at least at HZ
+	 * and samples when a period has ended.
+	 */
+	return period ? clamp_t(u64, period, SOFT_PROF_MIN_NS, TICK_NSEC) : 0;
+}
+
+/*
+ * The timer period @task's process-scope CLOCK.PROF samplers need on its
+ * CPU: their shortest period, 0 for none.  RCU read side, no lock; any
+ * context but NMI.
+ */
+static u64 soft_task_prof_period(struct task_struct *task)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+	u64 period = 0;
+
+	if (!atomic_read(&soft_prof_nts) || is_idle_task(task) ||
+	    (task->flags & PF_KTHREAD))
+		return 0;
+	rcu_read_lock();
+	pp = hwpmc_proc_find(task->signal);
+	if (pp)
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
+			if (soft_is(pt->pm, PMC_SOFT_CLOCK_PROF) &&
+			    hwpmc_is_sampling(pt->pm) &&
+			    (!period || pt->pm->reload < period))
+				period = pt->pm->reload;
+	rcu_read_unlock();
+	return soft_prof_clamp(period);
+}
+
+/*
+ * Run this CPU's CLOCK.PROF timer at the shortest period needed here (the
+ * system-scope samplers of this CPU, the process-scope ones of the task
+ * that runs), or stop it.  IRQs off, on the CPU itself: the timer's
+ * callback (hard interrupt, pinned) cannot run meanwhile.
+ */
+static void soft_prof_arm(struct soft_cpu *sc)
+{
+	u64 sys = READ_ONCE(sc->sys_period), task = sc->task_period;
+	u64 period = sys && task ? min(sys, task) : (sys | task);
+
+	if (!period) {
+		if (sc->prof_on)
+			hrtimer_try_to_cancel(&sc->prof);
+		sc->prof_on = false;
+		return;
+	}
+	if (sc->prof_on && sc->prof_armed == period)
+		return;
+	sc->prof_on = true;
+	sc->prof_armed = period;
+	hrtimer_start(&sc->prof, ns_to_ktime(period), HRTIMER_MODE_REL_PINNED);
+}
+
 /* sched_switch (IRQs off, runqueue locked): CLOCK.PROF, SCHED.SWITCH. */
 void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 {
@@ -169,6 +278,11 @@ void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 	}
 	sc->prof_task = next;
 	sc->prof_base = local_clock();
+	/* The timer runs only while a process-scope sampler's target runs. */
+	if (sc->task_period || atomic_read(&soft_prof_nts)) {
+		sc->task_period = soft_task_prof_period(next);
+		soft_prof_arm(sc);
+	}
 }
 
 /*
@@ -213,25 +327,36 @@ static enum hrtimer_restart soft_tick_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-/* CLOCK.PROF sampling: a pinned per-CPU timer at the shortest period. */
+/*
+ * CLOCK.PROF sampling: this CPU's pinned timer, while a sampler needs it
+ * (hard interrupt).  It stops itself when none does any more.
+ */
 static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 {
-	u64 period = READ_ONCE(soft_prof_period);
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	u64 sys, period;
 
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, get_irq_regs());
-	if (!period)
+	soft_prof_fold(sc, current, get_irq_regs());
+	sc->task_period = soft_task_prof_period(current);
+	sys = READ_ONCE(sc->sys_period);
+	period = sys && sc->task_period ? min(sys, sc->task_period) :
+					  (sys | sc->task_period);
+	if (!period) {
+		sc->prof_on = false;
 		return HRTIMER_NORESTART;
+	}
+	sc->prof_armed = period;
 	hrtimer_forward_now(t, ns_to_ktime(period));
 	return HRTIMER_RESTART;
 }
 
-static void soft_prof_start_ipi(void *unused)
+/* IPI: the samplers changed; run the timer as this CPU now needs. */
+static void soft_prof_rearm_ipi(void *unused)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
-	sc->prof_on = true;
-	hrtimer_start(&sc->prof, ns_to_ktime(soft_prof_period),
-		      HRTIMER_MODE_REL_PINNED);
+	sc->task_period = soft_task_prof_period(current);
+	soft_prof_arm(sc);
 }
 
 static void soft_prof_stop_cpu(unsigned int cpu)
@@ -244,12 +369,17 @@ static void soft_prof_stop_cpu(unsigned int cpu)
 	sc->prof_on = false;
 }
 
-/* A CLOCK.PROF sampling PMC starts (@pm) or stops (@pm NULL: @old). */
+/*
+ * A CLOCK.PROF sampling PMC starts (@pm) or stops (@pm NULL: @old).  A
+ * system-scope one changes the timer of its CPU only.  A process-scope one
+ * that starts is published RUNNING here, and every CPU looks once whether
+ * it runs a target now (later ones arm at switch-in); one that stops
+ * leaves the timers, which stop at their next expiry if no longer needed.
+ */
 static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 				      struct hwpmc_pmc *old)
 {
-	struct hwpmc_pmc *p;
-	unsigned int cpu;
+	struct hwpmc_pmc *p, *ch = pm ? pm : old;
 	u64 period = 0;
 
 	lockdep_assert_held(&hwpmc_sx);
@@ -257,24 +387,23 @@ static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 		list_add(&pm->cls_node, &soft_prof_samplers);
 	if (old)
 		list_del_init(&old->cls_node);
-	list_for_each_entry(p, &soft_prof_samplers, cls_node)
-		if (!period || p->reload < period)
-			period = p->reload;
-	/*
-	 * Faster than 100 kHz is no use and would swamp the CPU.  Slower
-	 * than the scheduler tick, the timer would rarely find the sampled
-	 * task running on a CPU shared with others: it ticks at least at HZ
-	 * and samples when a period has ended.
-	 */
-	period = period ? clamp_t(u64, period, 10 * NSEC_PER_USEC,
-				  TICK_NSEC) : 0;
 	cpus_read_lock();
-	if (period != soft_prof_period) {
-		WRITE_ONCE(soft_prof_period, period);
-		for_each_online_cpu(cpu)
-			soft_prof_stop_cpu(cpu);
-		if (period)
-			on_each_cpu(soft_prof_start_ipi, NULL, 1);
+	if (hwpmc_is_system(ch)) {
+		list_for_each_entry(p, &soft_prof_samplers, cls_node)
+			if (hwpmc_is_system(p) && p->cpu == ch->cpu &&
+			    (!period || p->reload < period))
+				period = p->reload;
+		WRITE_ONCE(per_cpu(soft_cpu, ch->cpu).sys_period,
+			   soft_prof_clamp(period));
+		if (cpu_online(ch->cpu))
+			smp_call_function_single(ch->cpu, soft_prof_rearm_ipi,
+						 NULL, 1);
+	} else if (pm) {
+		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+		atomic_inc(&soft_prof_nts);
+		on_each_cpu(soft_prof_rearm_ipi, NULL, 1);
+	} else {
+		atomic_dec(&soft_prof_nts);
 	}
 	cpus_read_unlock();
 }
@@ -387,16 +516,40 @@ static void soft_cpu_online(unsigned int cpu)
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
 	sc->prof_task = NULL;
+	unsigned long flags;
+
 	if (soft_nhard)
 		soft_tick_start_ipi(NULL);
-	if (soft_prof_period)
-		soft_prof_start_ipi(NULL);
+	local_irq_save(flags);
+	soft_prof_rearm_ipi(NULL);
+	local_irq_restore(flags);
 }
 
 static void soft_cpu_offline(unsigned int cpu)
 {
 	soft_tick_stop_cpu(cpu);
 	soft_prof_stop_cpu(cpu);
+}
+
+static u64 soft_max_period(void)
+{
+	return SOFT_MAX_PERIOD;
+}
+
+/*
+ * CLOCK.PROF is a rate: an unprivileged caller may not sample faster than
+ * kernel.hwpmc.max_sample_rate (perf refuses a sample_freq above
+ * perf_event_max_sample_rate).  Process context (PMCALLOCATE,
+ * PMCSETCOUNT).  Other SOFT events come from the sampled task's own
+ * activity: any period, throttled like the rest.
+ */
+static u64 soft_min_period(u32 event)
+{
+	u32 rate = max_t(u32, READ_ONCE(hwpmc_max_sample_rate), 1);
+
+	if (event != PMC_SOFT_CLOCK_PROF || hwpmc_priv_system())
+		return 1;
+	return DIV_ROUND_UP(NSEC_PER_SEC, rate);
 }
 
 static const char *soft_event_name(u32 code)
@@ -440,4 +593,6 @@ const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.cpu_online	= soft_cpu_online,
 	.cpu_offline	= soft_cpu_offline,
 	.event_name	= soft_event_name,
+	.max_period	= soft_max_period,
+	.min_period	= soft_min_period,
 };

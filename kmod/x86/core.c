@@ -466,7 +466,7 @@ static int x86_allowed(struct hwpmc_pmc *pm, const struct pmc_op_pmcallocate *a,
  * (EINVAL below it).  Every owner's PMIs are throttled anyway (nmi.c).
  * Process context.
  */
-u64 hwpmc_x86_min_period(void)
+u64 hwpmc_x86_min_period(u32 event)
 {
 	return hwpmc_priv_system() ? 1 : READ_ONCE(hwpmc_min_hw_period);
 }

@@ -174,9 +174,7 @@ static void hwpmc_x86_park(struct hwpmc_x86_cpu *xc, unsigned int r,
 	const struct hwpmc_x86_hw *hw = hwpmc_x86_hw_of(pm->cls->ops);
 	u64 park = (-hwpmc_x86_max_period(hw)) & hwpmc_x86_mask(hw);
 
-	atomic64_inc(&hwpmc_stats.samples_taken);
-	atomic64_inc(&hwpmc_stats.samples_throttled);
-	atomic64_inc(&pm->po->ring_drops);	/* the log's DROPNOTIFY */
+	hwpmc_sample_throttled(pm);	/* counted, and in DROPNOTIFY */
 	set_bit(r, &xc->throttled);
 	hwpmc_pmu->write_msr(hw->ctr_msr(pm->row - pm->cls->firstrow), park);
 	local64_set(&xc->base[r], park);

@@ -66,7 +66,7 @@ extern const struct hwpmc_x86_hw hwpmc_iap_hw, hwpmc_iaf_hw, hwpmc_k8_hw;
 int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
 		       const struct pmc_op_pmcallocate *a);
 void hwpmc_x86_release(struct hwpmc_pmc *pm);
-u64 hwpmc_x86_min_period(void);
+u64 hwpmc_x86_min_period(u32 event);
 void hwpmc_x86_start(struct hwpmc_pmc *pm);
 void hwpmc_x86_stop(struct hwpmc_pmc *pm);
 u64 hwpmc_x86_read(struct hwpmc_pmc *pm);

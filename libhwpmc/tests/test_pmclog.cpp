@@ -342,6 +342,25 @@ std::vector<roundtrip_case> roundtrip_cases() {
                      EXPECT_EQ(cc.pl_cpuflags2, 0u);
                      EXPECT_EQ(cc.pl_flags, static_cast<uint32_t>(PMCLOG_CC_F_USER));
                  }});
+    v.push_back({"CALLCHAIN kernel hidden",
+                 callchain(1, 1, 100, {0x401234, 0x401010}, 0, PMCLOG_CC_F_KERNEL_HIDDEN, 2),
+                 [](const struct pmclog_ev &ev) {
+                     const auto &cc = ev.pl_u.pl_cc;
+                     EXPECT_EQ(cc.pl_npc, 2u);
+                     EXPECT_EQ(cc.pl_nkernel, 0u);
+                     EXPECT_EQ(cc.pl_pc[0], 0x401234u);
+                     // The flag comes back; pl_pc[0] is the user-mode PC.
+                     EXPECT_EQ(cc.pl_flags, static_cast<uint32_t>(PMCLOG_CC_F_KERNEL_HIDDEN));
+                     EXPECT_EQ(cc.pl_cpumode, static_cast<uint32_t>(PMCLOG_CPUMODE_USER));
+                 }});
+    v.push_back({"CALLCHAIN kernel hidden, kernel thread",
+                 callchain(1, 1, 100, {}, 0, PMCLOG_CC_F_KERNEL_HIDDEN, 2),
+                 [](const struct pmclog_ev &ev) {
+                     const auto &cc = ev.pl_u.pl_cc;
+                     EXPECT_EQ(cc.pl_npc, 0u);
+                     EXPECT_EQ(cc.pl_flags, static_cast<uint32_t>(PMCLOG_CC_F_KERNEL_HIDDEN));
+                     EXPECT_EQ(cc.pl_cpumode, static_cast<uint32_t>(PMCLOG_CPUMODE_KERNEL));
+                 }});
     v.push_back({"CALLCHAIN kernel then user",
                  callchain(1, 1, 100, {0xffffffff81001000, 0xffffffff81002000, 0x401000}, 2, 0, 1),
                  [](const struct pmclog_ev &ev) {
@@ -965,7 +984,7 @@ TEST(PmclogPrint, FreeBsdProgramReadsEveryType) {
     std::string out;
     ASSERT_EQ(run_pmclog_print(every_type_log(), &out), 0) << out;
     const char *const want[] = {
-        "0.000001000 initlog 0x1010000 \"INTEL_ARCH\"\n",
+        "0.000001000 initlog 0x1020000 \"INTEL_ARCH\"\n",
         "0.000002000 allocate 0x13000001 \"SOFT-CLOCK.PROF\" 0x80\n",
         "0.000002001 attach 0x13000001 42 \"/usr/bin/true\"\n",
         "0.000002002 map-in 42 0x400000 \"/usr/lib/libc.so.6\"\n",

@@ -102,6 +102,8 @@ void print_record(FILE *out, const pmclog_ev &ev) {
                      c.pl_pid, c.pl_tid, c.pl_pmcid, c.pl_cpu,
                      c.pl_cpumode == PMCLOG_CPUMODE_USER ? 'u' : 's', c.pl_flags, c.pl_nkernel,
                      c.pl_npc);
+        if (c.pl_flags & PMCLOG_CC_F_KERNEL_HIDDEN)
+            std::fprintf(out, " [kernel hidden]");
         for (uint32_t i = 0; i < c.pl_npc; i++)
             std::fprintf(out, " 0x%" PRIx64, c.pl_pc[i]);
         break;

@@ -271,7 +271,14 @@ uint32_t resolver::kernel_frame(uint64_t addr) {
 
 sample resolver::resolve(const raw_sample &r) {
     sample s{r.t, r.pid, r.tid, r.cpu, r.pmcid, comm_id(procs_.comm(r.pid, r.t)), {}};
-    s.frames.reserve(r.pcs.size());
+    s.frames.reserve(r.pcs.size() + 1);
+    // In the kernel, its frames hidden: one frame says so, innermost (the
+    // user frames that follow are where the task entered the kernel).
+    if ((r.flags & PMCLOG_CC_F_KERNEL_HIDDEN) && r.nkernel == 0) {
+        kernel_hidden++;
+        if (!user_only_)
+            s.frames.push_back(intern({kernel_hidden_name, "[kernel]", true, false}, "k:[hidden]"));
+    }
     for (size_t i = 0; i < r.pcs.size(); i++) {
         bool kernel = i < r.nkernel;
         if (kernel && user_only_)

@@ -69,6 +69,11 @@ private:
     std::vector<proc_event> pending_;
 };
 
+// The frame that stands for the kernel frames of a sample the module hid
+// (PMCLOG_CC_F_KERNEL_HIDDEN: the recording user may not see kernel
+// addresses).
+inline const std::string kernel_hidden_name = "[kernel hidden]";
+
 // A function (or an unresolved address) that samples name.
 struct frame_info {
     std::string name; // demangled, or "[unknown] dso+0xoff"
@@ -99,6 +104,7 @@ public:
     // What could not be resolved, for a note under the report.
     uint64_t user_unmapped = 0;                    // user addresses outside every MAP_IN
     uint64_t kernel_frames = 0;                    // kernel addresses seen
+    uint64_t kernel_hidden = 0;                    // samples whose kernel frames the module hid
     std::map<std::string, std::string> unreadable; // dso path -> why
     // Files modified after `recorded` (seconds since the epoch; 0: do not
     // check): their symbols may not be those of the code that ran.

@@ -22,7 +22,7 @@
 
 /* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
 #define HWPMC_VERSION_MAJOR	1
-#define HWPMC_VERSION_MINOR	2
+#define HWPMC_VERSION_MINOR	3
 #define HWPMC_VERSION_PATCH	0
 #define HWPMC_VERSION_MAKE(maj, min, pat) \
 	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
@@ -299,7 +299,7 @@ struct pmc_op_getdriverstats {
 	 * sampling: more PMIs or SOFT timer samples in a tick than
 	 * kernel.hwpmc.max_sample_rate allows (counted in pm_samples_taken,
 	 * not in pm_samples_dropped; the owner's log counts them in
-	 * DROPNOTIFY pl_samples).  pm_samples_taken = samples logged +
+	 * DROPNOTIFY pl_throttled).  pm_samples_taken = samples logged +
 	 * pm_samples_dropped + pm_samples_throttled.
 	 */
 	__u64	pm_samples_throttled;
@@ -345,7 +345,7 @@ struct pmc_op_getdyneventinfo {
  * PMCLOG_VERSION: a reader refuses a major version it does not know.
  */
 #define PMCLOG_VERSION_MAJOR	1
-#define PMCLOG_VERSION_MINOR	1
+#define PMCLOG_VERSION_MINOR	2
 #define PMCLOG_VERSION \
 	HWPMC_VERSION_MAKE(PMCLOG_VERSION_MAJOR, PMCLOG_VERSION_MINOR, 0)
 
@@ -504,9 +504,19 @@ struct pmclog_map_out {
 
 /* A sample: pl_npc program counters, innermost first.  The first
  * pl_nkernel are kernel addresses, the rest user addresses.
+ *
+ * PMCLOG_CC_F_KERNEL_HIDDEN (module minor 3, log minor 2): the sample
+ * interrupted kernel mode, but the PMC's owner may not see kernel
+ * addresses (it was not CAP_PERFMON at PMCALLOCATE, and
+ * kernel.hwpmc.unprivileged_kernel, perf_event_paranoid or kptr_restrict
+ * did not allow it): pl_nkernel is 0 and pl_pc holds only the user-mode
+ * state the task entered the kernel from (its PC, then its callers), or
+ * nothing for a kernel thread.  Such a PMC's records never hold a kernel
+ * address.
  */
 #define PMCLOG_CC_F_USER	0x1	/* the sample interrupted user mode */
 #define PMCLOG_CC_F_TRUNCATED	0x2	/* deeper than callchaindepth */
+#define PMCLOG_CC_F_KERNEL_HIDDEN 0x4	/* in the kernel; its frames hidden */
 
 struct pmclog_callchain {
 	struct pmclog_header pl_hdr;

@@ -78,7 +78,11 @@
  *    (PMCLOG_CPUMODE_USER or _KERNEL, the mode of pl_pc[0]; of the
  *    interrupted code when pl_npc is 0), pl_nkernel, and pl_flags, the
  *    record's PMCLOG_CC_F_* (USER: the sample interrupted user mode;
- *    TRUNCATED: the stack was deeper than the module's callchaindepth).
+ *    TRUNCATED: the stack was deeper than the module's callchaindepth;
+ *    KERNEL_HIDDEN, log minor 2: the sample interrupted the kernel, whose
+ *    frames the module hid from this owner: pl_nkernel is 0, pl_pc holds
+ *    the user-mode state it entered the kernel from, and pl_cpumode is
+ *    that of pl_pc[0], USER, or KERNEL when pl_npc is 0 (a kernel thread)).
  *  - pl_i: pl_arch is the enum pmc_cputype; pl_version is the log format's
  *    version (PMCLOG_VERSION), not the module's; pl_ts is the wall clock
  *    (CLOCK_REALTIME) at the record's time; pl_cpuid is always "" (the log
