@@ -124,7 +124,7 @@ int hwpmc_unprivileged_hw;	/* see x86/core.c, hwpmc_x86_allocate() */
 int hwpmc_min_hw_period = 10000;	/* see x86/core.c, x86_min_period() */
 int hwpmc_max_sample_rate = 100000;	/* see x86/nmi.c, the throttle */
 static int hwpmc_period_max = INT_MAX;
-static int hwpmc_rate_max = 100000000;
+static int hwpmc_rate_max = 1000000;
 
 static struct ctl_table hwpmc_sysctls[] = {
 	{

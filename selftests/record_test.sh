@@ -342,22 +342,28 @@ t_drops() {
 	restore_module
 	show drop.out
 	ok "drops: record exits 0" test "$rc" -eq 0
-	local n d
+	local n d t
 	n=$(sed -n 's/^hwpmc-record: \([0-9,]*\) samples of.*/\1/p' drop.out | tr -d ,)
-	d=$(sed -n 's/^hwpmc-record: [0-9,]* samples of.*, \([0-9,]*\) dropped$/\1/p' drop.out | tr -d ,)
-	log "logged ${n:-?}, dropped ${d:-?}"
+	d=$(sed -n 's/^hwpmc-record: [0-9,]* samples of.*, \([0-9,]*\) dropped\(, [0-9,]* throttled\)\{0,1\}$/\1/p' drop.out | tr -d ,)
+	# Samples a CPU at kernel.hwpmc.max_sample_rate did not take.
+	t=$(sed -n 's/^hwpmc-record: [0-9,]* samples of.*, \([0-9,]*\) throttled$/\1/p' drop.out | tr -d ,)
+	t=${t:-0}
+	log "logged ${n:-?}, dropped ${d:-?}, throttled $t"
 	ok "drops: the summary reports dropped samples (${d:-?})" test "${d:-0}" -gt 0
 	ok "drops: the warning says how many of all samples were dropped" \
-		grep -qE "^hwpmc-record: warning: $(commas "${d:-x}") of $(commas $((${n:-0} + ${d:-0}))) samples \(" drop.out
+		grep -qE "^hwpmc-record: warning: $(commas "${d:-x}") of $(commas $((${n:-0} + ${d:-0} + t))) samples \(" drop.out
 	ok "drops: ... and names the rate and the tunables, with their values" \
 		sh -c "grep -q 'lower rate (-F / -c)' drop.out && grep -q 'nsamples=1 (ring' drop.out &&
 		       grep -q 'nbuffers=1 (log' drop.out && grep -q 'logbuffersize=1\$' drop.out"
 	"$REPORT" -i drop.data --dump >drop.dump 2>&1
-	local dn dr rr
+	local dn dr rr tr_
 	dn=$(grep -c 'DROPNOTIFY' drop.dump)
 	dr=$(sed -n 's/.*DROPNOTIFY.* samples=\([0-9]*\) .*/\1/p' drop.dump | awk '{ s += $1 } END { print s + 0 }')
 	rr=$(sed -n 's/.*DROPNOTIFY.* records=\([0-9]*\).*/\1/p' drop.dump | awk '{ s += $1 } END { print s + 0 }')
-	log "$dn DROPNOTIFY records: $dr samples, $rr other records"
+	tr_=$(sed -n 's/.*DROPNOTIFY.* throttled=\([0-9]*\).*/\1/p' drop.dump | awk '{ s += $1 } END { print s + 0 }')
+	log "$dn DROPNOTIFY records: $dr samples, $rr other records, $tr_ throttled"
+	ok "drops: the DROPNOTIFY records add up to the summary's throttled ($tr_ = $t)" \
+		test "$tr_" = "$t"
 	ok "drops: the DROPNOTIFY records add up to the summary's drops ($dr = ${d:-?})" \
 		test "$dr" = "${d:-x}"
 	ok "drops: ... and to its other records" \
@@ -365,8 +371,8 @@ t_drops() {
 	local dt dd
 	dt=$(sed -n 's/.*(all users): \([0-9,]*\) samples taken, .*/\1/p' drop.out | tr -d ,)
 	dd=$(sed -n 's/.*(all users): [0-9,]* samples taken, \([0-9,]*\) dropped.*/\1/p' drop.out | tr -d ,)
-	ok "drops: driver statistics: taken ${dt:-?} = logged ${n:-?} + dropped ${d:-?}" \
-		test "${dt:-x}" = "$((${n:-0} + ${d:-0}))"
+	ok "drops: driver statistics: taken ${dt:-?} = logged ${n:-?} + dropped ${d:-?} + throttled $t" \
+		test "${dt:-x}" = "$((${n:-0} + ${d:-0} + t))"
 	ok "drops: driver statistics: dropped ${dd:-?} = the log's ${d:-?}" test "${dd:-x}" = "${d:-y}"
 	"$REPORT" -i drop.data >dropr.out 2>&1
 	show dropr.out 6

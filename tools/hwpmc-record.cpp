@@ -89,6 +89,7 @@ struct log_summary {
     std::string error;
     uint64_t samples = 0;
     uint64_t dropped_samples = 0, dropped_records = 0;
+    uint64_t throttled = 0; // not taken: a CPU at kernel.hwpmc.max_sample_rate
     uint64_t records = 0;
     bool closed = false; // CLOSELOG seen last
     std::map<uint32_t, uint64_t> per_pmc;
@@ -119,6 +120,7 @@ log_summary summarize(const std::string &path) {
             case PMCLOG_TYPE_DROPNOTIFY:
                 s.dropped_samples += ev.pl_u.pl_dn.pl_samples;
                 s.dropped_records += ev.pl_u.pl_dn.pl_records;
+                s.throttled += ev.pl_u.pl_dn.pl_throttled;
                 break;
             default:
                 break;
@@ -147,7 +149,7 @@ void print_summary(const options &o, const std::string &rate0, const log_summary
                      ls.error.c_str());
         return;
     }
-    uint64_t taken = ls.samples + ls.dropped_samples;
+    uint64_t taken = ls.samples + ls.dropped_samples + ls.throttled;
     std::string events;
     for (const auto &spec : o.events)
         events += (events.empty() ? "" : ", ") + spec;
@@ -155,7 +157,10 @@ void print_summary(const options &o, const std::string &rate0, const log_summary
                  events.c_str(), elapsed);
     if (o.events.size() == 1)
         std::fprintf(stderr, " (%s%s)", rate0.c_str(), o.system_wide ? " per CPU" : "");
-    std::fprintf(stderr, ", %s dropped\n", thousands(ls.dropped_samples).c_str());
+    std::fprintf(stderr, ", %s dropped", thousands(ls.dropped_samples).c_str());
+    if (ls.throttled)
+        std::fprintf(stderr, ", %s throttled", thousands(ls.throttled).c_str());
+    std::fputc('\n', stderr);
     std::fprintf(stderr, "%s: wrote %s (%s, %s records)%s\n", prog, o.output.c_str(),
                  human_bytes(file_size).c_str(), thousands(ls.records).c_str(),
                  o.callchain ? ", with callchains" : "");
@@ -184,6 +189,12 @@ void print_summary(const options &o, const std::string &rate0, const log_summary
                      nsamples.empty() ? "?" : nsamples.c_str(),
                      nbuffers.empty() ? "?" : nbuffers.c_str(), lbs.empty() ? "?" : lbs.c_str());
     }
+    if (ls.throttled)
+        std::fprintf(stderr,
+                     "%s: note: %s of %s samples were not taken: a CPU reached the\n"
+                     "  sampling-rate ceiling (sysctl kernel.hwpmc.max_sample_rate, per CPU);\n"
+                     "  sample at a lower rate (-F / -c).\n",
+                     prog, thousands(ls.throttled).c_str(), thousands(taken).c_str());
     if (ls.samples == 0)
         std::fprintf(stderr, "%s: no samples: the target used less CPU time than one period%s\n",
                      prog, o.freq > 0 || o.period ? "" : " (try -F 10000)");
@@ -191,11 +202,12 @@ void print_summary(const options &o, const std::string &rate0, const log_summary
         std::fprintf(
             stderr,
             "%s: driver statistics during the recording (all users): %s samples "
-            "taken, %s dropped (%s ring full), %s log bytes, %s buffer requests "
-            "failed\n",
+            "taken, %s dropped (%s ring full), %s throttled, %s log bytes, %s buffer "
+            "requests failed\n",
             prog, thousands(d1.pm_samples_taken - d0.pm_samples_taken).c_str(),
             thousands(d1.pm_samples_dropped - d0.pm_samples_dropped).c_str(),
             thousands(d1.pm_intr_bufferfull - d0.pm_intr_bufferfull).c_str(),
+            thousands(d1.pm_samples_throttled - d0.pm_samples_throttled).c_str(),
             thousands(d1.pm_log_bytes - d0.pm_log_bytes).c_str(),
             thousands(d1.pm_buffer_requests_failed - d0.pm_buffer_requests_failed).c_str());
         std::fprintf(stderr, "%s: %s samples in user mode only, %s with kernel frames\n", prog,
