@@ -39,6 +39,7 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/pid.h>
+#include <linux/percpu.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -182,6 +183,11 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	po = kzalloc(sizeof(*po), GFP_KERNEL);
 	if (!po)
 		return -ENOMEM;
+	po->ring_used = alloc_percpu(atomic_t);
+	if (!po->ring_used) {
+		kfree(po);
+		return -ENOMEM;
+	}
 	po->tgid = task_tgid_nr(current);
 	po->pid = get_pid(task_tgid(current));
 	idr_init(&po->pmcs);
@@ -200,6 +206,8 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	mutex_unlock(&hwpmc_sx);
 	/* Samples and records of the released PMCs are in the log: flush. */
 	hwpmc_log_owner_release(po);
+	/* Its PMCs were drained as they went: no ring slot is its own. */
+	free_percpu(po->ring_used);
 	idr_destroy(&po->pmcs);
 	put_pid(po->pid);
 	kfree_rcu(po, rcu);
