@@ -4,7 +4,8 @@
  * each holds at most half of a CPU's ring, so one that floods (SYSCALL.ENTER
  * at period 1 with callchains, as fast as a process can make system calls)
  * does not make the other's samples on the same CPU find the ring full.
- * Drops stay counted per owner (DROPNOTIFY) and taken = logged + dropped +
+ * Both owners sample the same process (every system call is a sample of
+ * one, every 50th one of the other too).  Drops stay counted per owner (DROPNOTIFY) and taken = logged + dropped +
  * throttled still holds.
  */
 #define _GNU_SOURCE
@@ -51,15 +52,14 @@ static int read_tally(const char *path, struct tally *t)
 	return n;
 }
 
-/* An owner sampling SYSCALL.ENTER of a child making @n system calls. */
+/* An owner sampling SYSCALL.ENTER of a process. */
 struct owner {
-	int fd, logfd, go;
+	int fd, logfd;
 	__u32 id;
-	pid_t pid;
 };
 
 static int owner_start(struct owner *o, const char *log, __u64 period,
-		       __u32 flags, long n)
+		       __u32 flags, pid_t pid)
 {
 	o->fd = hwpmc_open();
 	if (o->fd < 0)
@@ -69,26 +69,16 @@ static int owner_start(struct owner *o, const char *log, __u64 period,
 		return -1;
 	if (hwpmc_alloc(o->fd, PMC_CLASS_SOFT, PMC_SOFT_SYSCALL_ENTER,
 			PMC_MODE_TS, flags, PMC_CPU_ANY, period, &o->id))
-		return -1;
-	o->pid = hwpmc_fork_gated(&o->go);
-	if (o->pid < 0)
-		return -1;
-	if (!o->pid) {
-		hwpmc_burn_syscalls(n);
-		_exit(0);
-	}
-	if (hwpmc_attach(o->fd, o->id, o->pid) || hwpmc_start(o->fd, o->id))
-		return -1;
+		return -2;
+	if (hwpmc_attach(o->fd, o->id, pid))
+		return -3;
+	if (hwpmc_start(o->fd, o->id))
+		return -4;
 	return 0;
 }
 
 static int owner_finish(struct owner *o)
 {
-	int status;
-
-	if (waitpid(o->pid, &status, 0) != o->pid || status)
-		return -1;
-	close(o->go);
 	if (hwpmc_stop(o->fd, o->id) || hwpmc_closelog(o->fd))
 		return -1;
 	close(o->fd);
@@ -119,22 +109,31 @@ TEST_F(share, flooding_owner_does_not_starve_another)
 	struct tally a = { 0 }, b = { 0 };
 	struct owner oa, ob;
 	cpu_set_t set;
-	int fd;
+	int fd, go, status;
+	pid_t pid;
 
 	/* No throttling in the way: only the ring is contended. */
 	if (self->rate > 0)
 		ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_RATE, 1000000));
-	/* Both children on CPU 0: one ring. */
+	/* One process on CPU 0: one ring, both owners' samples in it. */
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	fd = hwpmc_open();
 	ASSERT_LE(0, fd);
+	pid = hwpmc_fork_gated(&go);
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		hwpmc_burn_syscalls(300000);
+		_exit(0);
+	}
+	ASSERT_EQ(0, owner_start(&oa, LOG_A, 1, PMC_F_CALLCHAIN, pid));
+	ASSERT_EQ(0, owner_start(&ob, LOG_B, 50, 0, pid));
 	ASSERT_EQ(0, hwpmc_driverstats(fd, &s0));
-	ASSERT_EQ(0, owner_start(&oa, LOG_A, 1, PMC_F_CALLCHAIN, 300000));
-	ASSERT_EQ(0, owner_start(&ob, LOG_B, 50, 0, 30000));
-	ASSERT_EQ(1, write(oa.go, "g", 1));
-	ASSERT_EQ(1, write(ob.go, "g", 1));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	close(go);
 	ASSERT_EQ(0, owner_finish(&ob));
 	ASSERT_EQ(0, owner_finish(&oa));
 	ASSERT_EQ(0, hwpmc_driverstats(fd, &s1));
@@ -148,7 +147,7 @@ TEST_F(share, flooding_owner_does_not_starve_another)
 	/* The flood was real: the flooder lost samples to its full share. */
 	ASSERT_LT(0, a.dropped);
 	EXPECT_EQ(0, b.dropped);
-	EXPECT_LE(30000 / 50, b.logged + b.throttled);
+	EXPECT_LE(300000 / 50, b.logged + b.throttled);
 	/* Per owner, and together: taken = logged + dropped + throttled. */
 	EXPECT_EQ(s1.pm_samples_taken - s0.pm_samples_taken,
 		  a.logged + a.dropped + a.throttled +
