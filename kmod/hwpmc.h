@@ -206,6 +206,8 @@ struct hwpmc_owner {
 	bool log_closing;		/* log being removed; hwpmc_sx */
 	atomic64_t ring_drops;		/* samples lost to full rings */
 	atomic64_t throttled;		/* samples not taken: CPU throttled */
+	atomic_t __percpu *ring_used;	/* its slots in each CPU's ring */
+	unsigned int nsamplers;		/* sampling PMCs; hwpmc_sx */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
 
@@ -382,6 +384,8 @@ void hwpmc_samples_drain(void);
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs);
 void hwpmc_sample_throttled(struct hwpmc_pmc *pm);
+void hwpmc_sample_owner_add(struct hwpmc_owner *po);
+void hwpmc_sample_owner_del(struct hwpmc_owner *po);
 
 /* hwpmc_maps.c: MAP_IN / MAP_OUT. */
 void hwpmc_maps_sys_sampler_add(struct hwpmc_pmc *pm);

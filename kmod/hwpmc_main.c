@@ -63,6 +63,7 @@
 #include <linux/hash.h>
 #include <linux/cred.h>
 #include <linux/workqueue.h>
+#include <linux/percpu.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -313,6 +314,8 @@ static void hwpmc_owner_put(struct hwpmc_owner *po)
 	put_pid(po->pid);
 	put_pid_ns(po->pid_ns);
 	put_cred(po->cred);
+	/* Its PMCs were drained as they went: no ring slot is its own. */
+	free_percpu(po->ring_used);
 	kfree_rcu(po, rcu);
 }
 
@@ -410,6 +413,11 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	po = kzalloc(sizeof(*po), GFP_KERNEL_ACCOUNT);
 	if (!po)
 		return -ENOMEM;
+	po->ring_used = alloc_percpu(atomic_t);
+	if (!po->ring_used) {
+		kfree(po);
+		return -ENOMEM;
+	}
 	po->tgid = task_tgid_nr(current);
 	po->pid = get_pid(task_tgid(current));
 	po->pid_ns = get_pid_ns(task_active_pid_ns(current));
@@ -425,6 +433,7 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 		put_pid(po->pid);
 		put_pid_ns(po->pid_ns);
 		put_cred(po->cred);
+		free_percpu(po->ring_used);
 		kfree(po);
 		return err;
 	}

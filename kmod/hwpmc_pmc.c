@@ -447,6 +447,8 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	}
 	if (pm->mode == PMC_MODE_SS)
 		hwpmc_maps_sys_sampler_add(pm);
+	if (hwpmc_is_sampling(pm))
+		hwpmc_sample_owner_add(po);
 	hwpmc_row_claim(pm);
 	po->npmcs++;
 	a->pm_pmcid = id;
@@ -551,6 +553,7 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 		/* Samples taken until now go to the log before pm goes. */
 		synchronize_rcu();
 		hwpmc_samples_drain();
+		hwpmc_sample_owner_del(po);
 	}
 	hwpmc_row_unclaim(pm);
 	idr_remove(&po->pmcs, pm->id);

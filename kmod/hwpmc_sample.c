@@ -7,6 +7,11 @@
  * dropped and counted, globally (GETDRIVERSTATS) and for its owner (a
  * DROPNOTIFY record); so is a sample its CPU was too busy to take
  * (throttled): taken = logged + dropped + throttled always holds.
+ *
+ * The rings are shared by every owner, but not first-come: while more
+ * than one owner has sampling PMCs, each may hold at most half of a CPU's
+ * ring (at least one slot), so that an owner sampling as fast as it can
+ * cannot make another's samples find the ring full.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,6 +45,41 @@ struct hwpmc_ring {
 
 static DEFINE_PER_CPU(struct hwpmc_ring, hwpmc_rings);
 static size_t hwpmc_slot_size;
+static atomic_t hwpmc_sampling_owners;	/* owners with sampling PMCs */
+
+/* @po allocated a sampling PMC (hwpmc_sx held). */
+void hwpmc_sample_owner_add(struct hwpmc_owner *po)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (!po->nsamplers++)
+		atomic_inc(&hwpmc_sampling_owners);
+}
+
+/* @po released one, and its samples were drained (hwpmc_sx held). */
+void hwpmc_sample_owner_del(struct hwpmc_owner *po)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (!--po->nsamplers)
+		atomic_dec(&hwpmc_sampling_owners);
+}
+
+/* The most slots of one CPU's ring one owner may hold.  Any context. */
+static unsigned int hwpmc_ring_share(void)
+{
+	if (atomic_read(&hwpmc_sampling_owners) <= 1)
+		return hwpmc_nsamples;
+	return max(hwpmc_nsamples / 2, 1);
+}
+
+/* A sample of @pm lost to a full ring, or to its owner's full share. */
+static void hwpmc_ring_drop(struct hwpmc_ring *r, struct hwpmc_pmc *pm)
+{
+	atomic64_inc(&hwpmc_stats.intr_bufferfull);
+	atomic64_inc(&hwpmc_stats.samples_dropped);
+	atomic64_inc(&pm->po->ring_drops);
+	irq_work_queue(&r->kick);
+}
+
 static DEFINE_MUTEX(hwpmc_drain_lock);	/* see hwpmc_main.c */
 static void hwpmc_drain_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(hwpmc_drain_work, hwpmc_drain_fn);
@@ -140,18 +180,23 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs)
 {
 	struct hwpmc_ring *r = this_cpu_ptr(&hwpmc_rings);
+	atomic_t *mine = this_cpu_ptr(pm->po->ring_used);
 	struct hwpmc_sample *s;
 	unsigned long h, used;
 
 	atomic64_inc(&hwpmc_stats.samples_taken);
+	/* The owner's share first: released by the drainer (or here). */
+	if (atomic_inc_return(mine) > hwpmc_ring_share()) {
+		atomic_dec(mine);
+		hwpmc_ring_drop(r, pm);
+		return;
+	}
 	do {
 		h = local_read(&r->head);
 		used = h - READ_ONCE(r->tail);
 		if (used >= hwpmc_nsamples) {
-			atomic64_inc(&hwpmc_stats.intr_bufferfull);
-			atomic64_inc(&hwpmc_stats.samples_dropped);
-			atomic64_inc(&pm->po->ring_drops);
-			irq_work_queue(&r->kick);
+			atomic_dec(mine);
+			hwpmc_ring_drop(r, pm);
 			return;
 		}
 	} while (local_cmpxchg(&r->head, h, h + 1) != h);
@@ -257,6 +302,8 @@ void hwpmc_samples_drain(void)
 			/* Read the slot only after seeing it ready. */
 			smp_rmb();
 			hwpmc_sample_log(s);
+			/* Its owner's share of this ring: one slot back. */
+			atomic_dec(per_cpu_ptr(s->pm->po->ring_used, cpu));
 			WRITE_ONCE(s->ready, 0);
 			/* The slot is free only after it was read. */
 			smp_store_release(&r->tail, r->tail + 1);
