@@ -428,6 +428,8 @@ bool hwpmc_priv_kernel(void);		/* may see kernel mode; process ctx */
 void hwpmc_priv_init(void);
 void hwpmc_priv_fini(void);
 int hwpmc_read_sysctl_int(const char *name, int *val);
+bool hwpmc_priv_procfs_ready(void);
+int hwpmc_priv_lsm_may_read(struct task_struct *task);
 
 long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 

@@ -13,6 +13,10 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/module.h>
+#include <linux/proc_fs.h>
+#include <linux/pid_namespace.h>
+#include <linux/cred.h>
+#include <linux/sched/signal.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -37,6 +41,7 @@ bool hwpmc_priv_admin(void)
  * unprivileged caller can mount anything over /proc/sys.
  */
 static struct vfsmount *hwpmc_procfs;
+static struct pid_namespace *hwpmc_procfs_ns;	/* the mount's pid namespace */
 
 void hwpmc_priv_init(void)
 {
@@ -55,6 +60,13 @@ void hwpmc_priv_init(void)
 		return;
 	}
 	hwpmc_procfs = mnt;
+	hwpmc_procfs_ns = proc_sb_info(mnt->mnt_sb)->pid_ns;
+}
+
+/* Is the private procfs there (the LSM check needs it)? */
+bool hwpmc_priv_procfs_ready(void)
+{
+	return !!hwpmc_procfs;
 }
 
 void hwpmc_priv_fini(void)
@@ -116,4 +128,64 @@ bool hwpmc_priv_kernel(void)
 	if (hwpmc_read_sysctl_int("sys/kernel/kptr_restrict", &kptr))
 		return false;
 	return kptr == 0;
+}
+
+/*
+ * The LSM ptrace policy.  perf_event_open() asks ptrace_may_access(task,
+ * PTRACE_MODE_READ_REALCREDS), unless the caller has CAP_PERFMON; that
+ * function (and security_ptrace_access_check()) is not exported to
+ * modules.  procfs asks exactly it when a process follows the magic link
+ * /proc/PID/cwd (proc_pid_get_link(): ptrace_may_access(task,
+ * PTRACE_MODE_READ_FSCREDS), which runs the credential rule, the
+ * dumpability rule and every LSM: Yama, SELinux, AppArmor, Landlock).  So
+ * the module uses its private procfs mount (above, in no mount
+ * namespace) and, in the caller's context, resolves "TID/cwd" under it:
+ * EACCES there is the LSM's (or ptrace's) no.  For REALCREDS, the caller's
+ * fsuid/fsgid are overridden with its real ids for the lookup.  The open
+ * is O_PATH, so no file permission is involved: the link is mode 0777,
+ * the directories 0555, and an O_PATH open reads nothing.
+ *
+ * Does the LSM ptrace policy let the caller read @task?  0; -EPERM if not;
+ * -ESRCH if @task is gone; -EINTR if the caller is being killed.  Sleeps
+ * (and may wait for @task's exec_update_lock, so never call it with that
+ * held): hold no lock but the owner's.
+ */
+int hwpmc_priv_lsm_may_read(struct task_struct *task)
+{
+	const struct cred *saved = NULL;
+	struct cred *real = NULL;
+	struct file *file;
+	char name[32];
+	pid_t nr;
+	int err;
+
+	nr = task_pid_nr_ns(task, hwpmc_procfs_ns);
+	if (!nr)
+		return -ESRCH;
+	snprintf(name, sizeof(name), "%d/cwd", nr);
+	if (!uid_eq(current_fsuid(), current_uid()) ||
+	    !gid_eq(current_fsgid(), current_gid())) {
+		real = prepare_creds();
+		if (!real)
+			return -ENOMEM;
+		real->fsuid = real->uid;
+		real->fsgid = real->gid;
+		saved = override_creds(real);
+	}
+	/* An O_PATH open: a lookup, no file permission, no I/O. */
+	file = file_open_root_mnt(hwpmc_procfs, name, O_PATH, 0);
+	if (real) {
+		revert_creds(saved);
+		put_cred(real);
+	}
+	if (!IS_ERR(file)) {
+		fput(file);
+		return 0;
+	}
+	err = PTR_ERR(file);
+	if (err == -EACCES || err == -EPERM)
+		return -EPERM;
+	if (err == -ENOENT)
+		return -ESRCH;		/* gone, or exiting (no fs) */
+	return err == -EINTR || fatal_signal_pending(current) ? -EINTR : err;
 }

@@ -51,22 +51,18 @@ const char *hwpmc_exec_path(struct linux_binprm *bprm)
 	return IS_ERR(path) ? bprm->filename : path;
 }
 
-static int hwpmc_procfs_mount(void);
-static void hwpmc_procfs_unmount(void);
 static void hwpmc_reserve_fill(struct work_struct *work);
 static void hwpmc_reserve_free(void);
 
 int hwpmc_proc_init(void)
 {
 	unsigned int i, n = roundup_pow_of_two(hwpmc_hashsize);
-	int err;
 
 	hwpmc_proc_bits = ilog2(n);
-	err = hwpmc_procfs_mount();
-	if (err) {
-		pr_err("cannot mount procfs for the LSM ptrace checks: %d\n",
-		       err);
-		return err;
+	/* Attach asks the LSM through hwpmc_priv.c's procfs: none, no load. */
+	if (!hwpmc_priv_procfs_ready()) {
+		pr_err("cannot mount procfs for the LSM ptrace checks\n");
+		return -ENOENT;
 	}
 	hwpmc_pathbufs = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
 	hwpmc_proc_hash = kvcalloc(n, sizeof(*hwpmc_proc_hash), GFP_KERNEL);
@@ -84,7 +80,6 @@ int hwpmc_proc_init(void)
 void hwpmc_proc_fini(void)
 {
 	hwpmc_reserve_free();
-	hwpmc_procfs_unmount();
 	kvfree(hwpmc_proc_hash);
 	hwpmc_proc_hash = NULL;
 	free_percpu(hwpmc_pathbufs);
@@ -427,7 +422,7 @@ static bool hwpmc_may_debug(struct task_struct *task)
  * the target's real, effective and saved ids, and the target is dumpable.
  * *priv tells whether the caller is privileged (and so keeps the target
  * across a set-id exec).  The LSM's word is asked separately
- * (hwpmc_lsm_may_read()); both must allow.
+ * (hwpmc_priv_lsm_may_read()); both must allow.
  */
 static int hwpmc_can_attach(struct task_struct *task, bool *priv)
 {
@@ -444,93 +439,6 @@ static int hwpmc_can_attach(struct task_struct *task, bool *priv)
 	ok = hwpmc_may_debug(task);
 	rcu_read_unlock();
 	return ok ? 0 : -EPERM;
-}
-
-/*
- * The LSM ptrace policy.  perf_event_open() asks ptrace_may_access(task,
- * PTRACE_MODE_READ_REALCREDS), unless the caller has CAP_PERFMON; that
- * function (and security_ptrace_access_check()) is not exported to
- * modules.  procfs asks exactly it when a process follows the magic link
- * /proc/PID/cwd (proc_pid_get_link(): ptrace_may_access(task,
- * PTRACE_MODE_READ_FSCREDS), which runs the credential rule, the
- * dumpability rule and every LSM: Yama, SELinux, AppArmor, Landlock).  So
- * the module mounts its own procfs at load (not visible in any mount
- * namespace) and, in the caller's context, resolves "TID/cwd" under it:
- * EACCES there is the LSM's (or ptrace's) no.  For REALCREDS, the caller's
- * fsuid/fsgid are overridden with its real ids for the lookup.  The open
- * is O_PATH, so no file permission is involved: the link is mode 0777,
- * the directories 0555, and an O_PATH open reads nothing.
- */
-static struct vfsmount *hwpmc_procfs;
-static struct pid_namespace *hwpmc_procfs_ns;	/* the mount's pid namespace */
-
-static int hwpmc_procfs_mount(void)
-{
-	/* procfs is built in: the reference get_fs_type() takes is none. */
-	struct file_system_type *proc = get_fs_type("proc");
-	struct vfsmount *mnt;
-
-	if (!proc)
-		return -ENOENT;
-	mnt = kern_mount(proc);
-	if (IS_ERR(mnt))
-		return PTR_ERR(mnt);
-	hwpmc_procfs = mnt;
-	hwpmc_procfs_ns = proc_sb_info(mnt->mnt_sb)->pid_ns;
-	return 0;
-}
-
-static void hwpmc_procfs_unmount(void)
-{
-	if (hwpmc_procfs)
-		kern_unmount(hwpmc_procfs);
-	hwpmc_procfs = NULL;
-}
-
-/*
- * Does the LSM ptrace policy let the caller read @task?  0; -EPERM if not;
- * -ESRCH if @task is gone; -EINTR if the caller is being killed.  Sleeps
- * (and may wait for @task's exec_update_lock, so never call it with that
- * held): hold no lock but the owner's.
- */
-static int hwpmc_lsm_may_read(struct task_struct *task)
-{
-	const struct cred *saved = NULL;
-	struct cred *real = NULL;
-	struct file *file;
-	char name[32];
-	pid_t nr;
-	int err;
-
-	nr = task_pid_nr_ns(task, hwpmc_procfs_ns);
-	if (!nr)
-		return -ESRCH;
-	snprintf(name, sizeof(name), "%d/cwd", nr);
-	if (!uid_eq(current_fsuid(), current_uid()) ||
-	    !gid_eq(current_fsgid(), current_gid())) {
-		real = prepare_creds();
-		if (!real)
-			return -ENOMEM;
-		real->fsuid = real->uid;
-		real->fsgid = real->gid;
-		saved = override_creds(real);
-	}
-	/* An O_PATH open: a lookup, no file permission, no I/O. */
-	file = file_open_root_mnt(hwpmc_procfs, name, O_PATH, 0);
-	if (real) {
-		revert_creds(saved);
-		put_cred(real);
-	}
-	if (!IS_ERR(file)) {
-		fput(file);
-		return 0;
-	}
-	err = PTR_ERR(file);
-	if (err == -EACCES || err == -EPERM)
-		return -EPERM;
-	if (err == -ENOENT)
-		return -ESRCH;		/* gone, or exiting (no fs) */
-	return err == -EINTR || fatal_signal_pending(current) ? -EINTR : err;
 }
 
 /* Link @pm to @task's process alone (process context). */
@@ -577,7 +485,7 @@ static int hwpmc_attach_task(struct hwpmc_pmc *pm, struct task_struct *task)
 	for (;;) {
 		gen = READ_ONCE(task->self_exec_id);
 		if (lsm) {
-			err = hwpmc_lsm_may_read(task);
+			err = hwpmc_priv_lsm_may_read(task);
 			if (err)
 				return err;
 		}
