@@ -25,6 +25,7 @@ struct hwpmc_owner;
 struct hwpmc_class;
 struct linux_binprm;
 struct mm_struct;
+struct vfsmount;
 struct pt_regs;
 
 /* Module parameters (read-only tunables), validated at load. */
@@ -428,6 +429,8 @@ bool hwpmc_priv_kernel(void);		/* may see kernel mode; process ctx */
 void hwpmc_priv_init(void);
 void hwpmc_priv_fini(void);
 int hwpmc_read_sysctl_int(const char *name, int *val);
+struct vfsmount *hwpmc_private_mount(const char *fstype);
+int hwpmc_private_read_int(struct vfsmount *mnt, const char *name, int *val);
 bool hwpmc_priv_procfs_ready(void);
 int hwpmc_priv_lsm_may_read(struct task_struct *task);
 

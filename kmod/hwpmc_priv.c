@@ -43,24 +43,62 @@ bool hwpmc_priv_admin(void)
 static struct vfsmount *hwpmc_procfs;
 static struct pid_namespace *hwpmc_procfs_ns;	/* the mount's pid namespace */
 
-void hwpmc_priv_init(void)
+/*
+ * A private mount of @fstype, in no mount namespace, made by the loading
+ * (privileged) process; NULL if it cannot be made.  For the few settings
+ * the kernel exports no accessor for.
+ */
+struct vfsmount *hwpmc_private_mount(const char *fstype)
 {
-	struct file_system_type *fst = get_fs_type("proc");
+	struct file_system_type *fst = get_fs_type(fstype);
 	struct vfsmount *mnt;
 
-	if (!fst) {
-		pr_warn("no procfs: unprivileged kernel-mode access stays denied\n");
-		return;
-	}
+	if (!fst)
+		return NULL;
 	mnt = kern_mount(fst);
 	module_put(fst->owner);
 	if (IS_ERR(mnt)) {
-		pr_warn("procfs mount failed (%ld): unprivileged kernel-mode access stays denied\n",
-			PTR_ERR(mnt));
+		pr_warn("%s mount failed (%ld)\n", fstype, PTR_ERR(mnt));
+		return NULL;
+	}
+	return mnt;
+}
+
+/*
+ * The integer in file @name (relative to the root of @mnt, a private
+ * mount).  Process context.  Any failure is an error: callers deny.
+ */
+int hwpmc_private_read_int(struct vfsmount *mnt, const char *name, int *val)
+{
+	struct path root;
+	struct file *f;
+	loff_t pos = 0;
+	char buf[24];
+	ssize_t n;
+
+	if (!mnt)
+		return -ENOENT;
+	root.mnt = mnt;
+	root.dentry = mnt->mnt_root;
+	f = file_open_root(&root, name, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	fput(f);
+	if (n <= 0)
+		return n < 0 ? (int)n : -EIO;
+	buf[n] = '\0';
+	return kstrtoint(strim(buf), 10, val);
+}
+
+void hwpmc_priv_init(void)
+{
+	hwpmc_procfs = hwpmc_private_mount("proc");
+	if (!hwpmc_procfs) {
+		pr_warn("no private procfs: unprivileged kernel-mode access stays denied\n");
 		return;
 	}
-	hwpmc_procfs = mnt;
-	hwpmc_procfs_ns = proc_sb_info(mnt->mnt_sb)->pid_ns;
+	hwpmc_procfs_ns = proc_sb_info(hwpmc_procfs->mnt_sb)->pid_ns;
 }
 
 /* Is the private procfs there (the LSM check needs it)? */
@@ -76,31 +114,10 @@ void hwpmc_priv_fini(void)
 	hwpmc_procfs = NULL;
 }
 
-/*
- * Read the integer sysctl at @name (relative to /proc) from the private
- * mount.  Process context.  Any failure is an error: callers deny.
- */
+/* The integer sysctl at @name (relative to /proc); callers deny on error. */
 int hwpmc_read_sysctl_int(const char *name, int *val)
 {
-	struct path root;
-	struct file *f;
-	loff_t pos = 0;
-	char buf[24];
-	ssize_t n;
-
-	if (!hwpmc_procfs)
-		return -ENOENT;
-	root.mnt = hwpmc_procfs;
-	root.dentry = hwpmc_procfs->mnt_root;
-	f = file_open_root(&root, name, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	fput(f);
-	if (n <= 0)
-		return n < 0 ? (int)n : -EIO;
-	buf[n] = '\0';
-	return kstrtoint(strim(buf), 10, val);
+	return hwpmc_private_read_int(hwpmc_procfs, name, val);
 }
 
 /*

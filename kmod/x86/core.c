@@ -553,19 +553,9 @@ static struct vfsmount *x86_sysfs;
 
 void hwpmc_x86_rdpmc_init(void)
 {
-	struct file_system_type *fst = get_fs_type("sysfs");
-	struct vfsmount *mnt;
-
-	if (!fst)
-		return;
-	mnt = kern_mount(fst);
-	module_put(fst->owner);
-	if (IS_ERR(mnt)) {
-		pr_warn("sysfs mount failed (%ld): PMCGETMSR (user RDPMC) stays refused\n",
-			PTR_ERR(mnt));
-		return;
-	}
-	x86_sysfs = mnt;
+	x86_sysfs = hwpmc_private_mount("sysfs");
+	if (!x86_sysfs)
+		pr_warn("no private sysfs: PMCGETMSR (user RDPMC) stays refused\n");
 }
 
 void hwpmc_x86_rdpmc_fini(void)
@@ -578,25 +568,7 @@ void hwpmc_x86_rdpmc_fini(void)
 /* The integer in sysfs file @name (relative to /sys), or -errno. */
 static int x86_sysfs_int(const char *name, int *val)
 {
-	struct path root;
-	struct file *f;
-	loff_t pos = 0;
-	char buf[16];
-	ssize_t n;
-
-	if (!x86_sysfs)
-		return -ENODEV;
-	root.mnt = x86_sysfs;
-	root.dentry = x86_sysfs->mnt_root;
-	f = file_open_root(&root, name, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	fput(f);
-	if (n <= 0)
-		return n < 0 ? (int)n : -EIO;
-	buf[n] = '\0';
-	return kstrtoint(strim(buf), 10, val);
+	return hwpmc_private_read_int(x86_sysfs, name, val);
 }
 
 /*
