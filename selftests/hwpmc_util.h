@@ -625,4 +625,43 @@ static inline int hwpmc_rdpmc_probe(__u32 index, __u64 *value)
 	return sig;
 }
 
+/*
+ * User namespaces from the rig.  hwpmc_write_str(): write @str to the file
+ * at @path; 0 or the errno (uid_map, gid_map, setgroups).
+ */
+#include <sys/stat.h>
+
+static inline int hwpmc_write_str(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, str, strlen(str)) != (ssize_t)strlen(str))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A process in a chroot may not create user namespaces (EPERM), and the
+ * test rig runs everything chrooted into the host's file system, while its
+ * init stays in the initramfs (with /dev and /proc mounted).  Step out to
+ * init's root when it differs from ours; elsewhere this does nothing.
+ * 0 or the errno.
+ */
+static inline int hwpmc_leave_chroot(void)
+{
+	struct stat mine, init;
+
+	if (stat("/", &mine) || stat("/proc/1/root/", &init))
+		return errno;
+	if (mine.st_dev == init.st_dev && mine.st_ino == init.st_ino)
+		return 0;
+	if (chdir("/proc/1/root/") || chroot(".") || chdir("/"))
+		return errno;
+	return 0;
+}
+
+
 #endif

@@ -191,42 +191,12 @@ static int pidns_init(int out, int unprivileged)
 	return hwpmc_xwrite(out, &s, sizeof(s)) ? 28 : 0;
 }
 
-static int write_file(const char *path, const char *str)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, str, strlen(str)) != (ssize_t)strlen(str))
-		err = errno;
-	close(fd);
-	return err;
-}
-
-/*
- * A process in a chroot may not create user namespaces, and the test rig
- * chroots into the host's file system: step out to init's root (as
- * security_test does); elsewhere this does nothing.
- */
-static int leave_chroot(void)
-{
-	struct stat mine, init;
-
-	if (stat("/", &mine) || stat("/proc/1/root/", &init))
-		return errno;
-	if (mine.st_dev == init.st_dev && mine.st_ino == init.st_ino)
-		return 0;
-	if (chdir("/proc/1/root/") || chroot(".") || chdir("/"))
-		return errno;
-	return 0;
-}
-
 /* As uid 65534, in its own user namespace (a rootless container). */
 static int become_container_user(void)
 {
 	char map[64];
 
-	if (leave_chroot())
+	if (hwpmc_leave_chroot())
 		return 13;
 	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 	    setresuid(NOBODY, NOBODY, NOBODY))
@@ -234,9 +204,9 @@ static int become_container_user(void)
 	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
 		return 15;
 	snprintf(map, sizeof(map), "0 %u 1\n", NOBODY);
-	if (write_file("/proc/self/setgroups", "deny") ||
-	    write_file("/proc/self/uid_map", map) ||
-	    write_file("/proc/self/gid_map", map))
+	if (hwpmc_write_str("/proc/self/setgroups", "deny") ||
+	    hwpmc_write_str("/proc/self/uid_map", map) ||
+	    hwpmc_write_str("/proc/self/gid_map", map))
 		return 16;
 	return 0;
 }

@@ -32,32 +32,6 @@ struct result {
 	pid_t mypid;
 };
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		err = errno;
-	close(fd);
-	return err;
-}
-
-/* The rig runs chrooted; a chrooted process may not create a userns. */
-static int leave_chroot(void)
-{
-	struct stat mine, init;
-
-	if (stat("/", &mine) || stat("/proc/1/root/", &init))
-		return errno;
-	if (mine.st_dev == init.st_dev && mine.st_ino == init.st_ino)
-		return 0;
-	if (chdir("/proc/1/root/") || chroot(".") || chdir("/"))
-		return errno;
-	return 0;
-}
-
 /* The owners of CPU 0's system-scope rows: how many show @pid. */
 static int count_owners(int fd, pid_t pid, int *n)
 {
@@ -151,7 +125,7 @@ static int run(struct __test_metadata *_metadata, int userns,
 
 		close(p[0]);
 		if (userns) {
-			if (leave_chroot() || setgroups(0, NULL) ||
+			if (hwpmc_leave_chroot() || setgroups(0, NULL) ||
 			    setresgid(NOBODY, NOBODY, NOBODY) ||
 			    setresuid(NOBODY, NOBODY, NOBODY) ||
 			    prctl(PR_SET_DUMPABLE, 1))
@@ -159,9 +133,9 @@ static int run(struct __test_metadata *_metadata, int userns,
 			if (unshare(CLONE_NEWUSER))
 				_exit(11);
 			snprintf(map, sizeof(map), "0 %u 1\n", NOBODY);
-			if (write_file("/proc/self/setgroups", "deny") ||
-			    write_file("/proc/self/uid_map", map) ||
-			    write_file("/proc/self/gid_map", map))
+			if (hwpmc_write_str("/proc/self/setgroups", "deny") ||
+			    hwpmc_write_str("/proc/self/uid_map", map) ||
+			    hwpmc_write_str("/proc/self/gid_map", map))
 				_exit(12);
 		}
 		if (unshare(CLONE_NEWPID))

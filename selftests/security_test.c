@@ -55,18 +55,6 @@ static const struct ident USER_OTHER = { "another user", OTHER, OTHER, 1 };
 static const struct ident USER_OTHER_GID = { "nobody, another group", NOBODY,
 					     OTHER, 1 };
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static int set_caps(__u64 caps)
 {
 	struct __user_cap_header_struct h = {
@@ -96,31 +84,12 @@ static int has_cap(int cap)
 	return !!(d[cap / 32].effective & (1u << (cap % 32)));
 }
 
-/*
- * A process in a chroot may not create user namespaces (EPERM), and the
- * test rig runs everything chrooted into the host's file system, while its
- * init stays in the initramfs (with /dev and /proc mounted).  Step out to
- * init's root when it differs from ours; elsewhere this does nothing.
- */
-static int leave_chroot(void)
-{
-	struct stat mine, init;
-
-	if (stat("/", &mine) || stat("/proc/1/root/", &init))
-		return errno;
-	if (mine.st_dev == init.st_dev && mine.st_ino == init.st_ino)
-		return 0;
-	if (chdir("/proc/1/root/") || chroot(".") || chdir("/"))
-		return errno;
-	return 0;
-}
-
 /* Take on @id in this (forked) process; 0 or an E_SETUP + step code. */
 static int become(const struct ident *id)
 {
 	char map[64];
 
-	if (id->userns && leave_chroot())
+	if (id->userns && hwpmc_leave_chroot())
 		return E_SETUP + 8;
 	if (id->caps && prctl(PR_SET_KEEPCAPS, 1))
 		return E_SETUP + 1;
@@ -138,11 +107,11 @@ static int become(const struct ident *id)
 		if (unshare(CLONE_NEWUSER))
 			return E_SETUP + 4;
 		snprintf(map, sizeof(map), "0 %u 1\n", id->uid);
-		if (write_file("/proc/self/setgroups", "deny") ||
-		    write_file("/proc/self/uid_map", map))
+		if (hwpmc_write_str("/proc/self/setgroups", "deny") ||
+		    hwpmc_write_str("/proc/self/uid_map", map))
 			return E_SETUP + 5;
 		snprintf(map, sizeof(map), "0 %u 1\n", id->gid);
-		if (write_file("/proc/self/gid_map", map))
+		if (hwpmc_write_str("/proc/self/gid_map", map))
 			return E_SETUP + 5;
 		/* Root, with every capability, in its own namespace. */
 		if (getuid() != 0 || !has_cap(CAP_SYS_ADMIN))
