@@ -243,15 +243,24 @@ static u64 soft_task_prof_period(struct task_struct *task)
 }
 
 /*
- * Run this CPU's CLOCK.PROF timer at the shortest period needed here (the
- * system-scope samplers of this CPU, the process-scope ones of the task
- * that runs), or stop it.  IRQs off, on the CPU itself: the timer's
- * callback (hard interrupt, pinned) cannot run meanwhile.
+ * The timer period this CPU needs: the shortest of its system-scope
+ * samplers' and the running task's process-scope ones; 0 for none.
+ */
+static u64 soft_prof_needed(struct soft_cpu *sc)
+{
+	u64 sys = READ_ONCE(sc->sys_period), task = sc->task_period;
+
+	return sys && task ? min(sys, task) : (sys | task);
+}
+
+/*
+ * Run this CPU's CLOCK.PROF timer at the shortest period needed here, or
+ * stop it.  IRQs off, on the CPU itself: the timer's callback (hard
+ * interrupt, pinned) cannot run meanwhile.
  */
 static void soft_prof_arm(struct soft_cpu *sc)
 {
-	u64 sys = READ_ONCE(sc->sys_period), task = sc->task_period;
-	u64 period = sys && task ? min(sys, task) : (sys | task);
+	u64 period = soft_prof_needed(sc);
 
 	if (!period) {
 		if (sc->prof_on)
@@ -334,13 +343,11 @@ static enum hrtimer_restart soft_tick_fn(struct hrtimer *t)
 static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
-	u64 sys, period;
+	u64 period;
 
 	soft_prof_fold(sc, current, get_irq_regs());
 	sc->task_period = soft_task_prof_period(current);
-	sys = READ_ONCE(sc->sys_period);
-	period = sys && sc->task_period ? min(sys, sc->task_period) :
-					  (sys | sc->task_period);
+	period = soft_prof_needed(sc);
 	if (!period) {
 		sc->prof_on = false;
 		return HRTIMER_NORESTART;
@@ -514,10 +521,9 @@ static void soft_write(struct hwpmc_pmc *pm, u64 value)
 static void soft_cpu_online(unsigned int cpu)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
-
-	sc->prof_task = NULL;
 	unsigned long flags;
 
+	sc->prof_task = NULL;
 	if (soft_nhard)
 		soft_tick_start_ipi(NULL);
 	local_irq_save(flags);
