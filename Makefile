@@ -7,6 +7,7 @@
 #   make check           everything: deps, builds, checkpatch, unit tests,
 #                        kselftests in the guest on both kernels
 #   make demo            hwpmc at work inside a guest kernel
+#   make bench           hwpmc against perf in one guest (-icount): the table
 #
 # Kernel modules land in build/<kernel-release>/hwpmc.ko (the test flavor,
 # never shipped, in build/<kernel-release>/test/hwpmc.ko); userland in
@@ -17,7 +18,7 @@ BUILD := $(TOP)/build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 
-.PHONY: all modules modules-test userland check demo checkpatch install \
+.PHONY: all modules modules-test userland check demo bench checkpatch install \
 	clean help
 
 ifeq ($(KDIR),)
@@ -57,6 +58,10 @@ check:
 demo:
 	@scripts/demo
 
+# The benchmark suite (README "Benchmarks"); BENCH_ARGS e.g. "--tcg --rounds 3".
+bench: all
+	@scripts/bench $(BENCH_ARGS)
+
 checkpatch:
 	@scripts/linux-src-extract
 	@# LINUX_VERSION_CODE: an out-of-tree module builds for several kernels
@@ -91,4 +96,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,16s/^# \{0,1\}//p' Makefile
+	@sed -n '2,17s/^# \{0,1\}//p' Makefile

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""bench/summarize.py RESULTS [HEADER] — make bench's table.
+
+Reads the lines bench/run-guest wrote ("PART VARIANT ROUND VALUE", ending
+with "done"), takes the median of each (PART, VARIANT) over the rounds and
+prints the tables: hwpmc and perf side by side, the ratios, and the
+issue's goals.  Exits 1 (and prints nothing but the reason) if the run did
+not finish: figures from a crashed or cut-short guest are never reported.
+"""
+import statistics
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        lines = [l.split() for l in f if l.strip()]
+    if not lines or lines[-1] != ["done"]:
+        sys.exit("bench: %s does not end with 'done': the guest run did not "
+                 "finish, so none of its figures are reported" % path)
+    data = {}
+    for fields in lines[:-1]:
+        if len(fields) != 4 or fields[3] == "-":
+            continue
+        data.setdefault((fields[0], fields[1]), []).append(float(fields[3]))
+    return {k: statistics.median(v) for k, v in data.items()}, data
+
+
+def fmt(x, digits=0):
+    return "-" if x is None else "{:,.{}f}".format(x, digits)
+
+
+def ratio(a, b):
+    return None if a is None or b in (None, 0) else a / b
+
+
+def rtxt(r):
+    return "-" if r is None else "%.2fx" % r
+
+
+def pct(a, b):
+    return None if a is None or b in (None, 0) else 100.0 * (a - b) / b
+
+
+def ptxt(p):
+    return "-" if p is None else "%+.1f%%" % p
+
+
+def verdict(ok):
+    return "-" if ok is None else ("met" if ok else "NOT met")
+
+
+def table(title, head, rows):
+    print("\n" + title)
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    for r in [head, ["-" * w for w in widths]] + rows:
+        print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))))
+
+
+def main():
+    med, raw = load(sys.argv[1])
+    if len(sys.argv) > 2:
+        print(sys.argv[2])
+    g = lambda part, v: med.get((part, v))
+    rounds = max((len(v) for v in raw.values()), default=0)
+    print("medians of %d interleaved rounds; times in guest nanoseconds" % rounds)
+
+    if any(k[0] == "read" for k in med):
+        pp = g("read", "getppid")
+        perf_tc = g("read", "perf:task-clock")
+        rows = []
+        def row(name, val, refname, ref, goal=None):
+            r = ratio(val, ref)
+            rows.append([name, fmt(val), refname, fmt(ref), rtxt(r),
+                         "<= %.2fx" % goal if goal else "",
+                         verdict(None if goal is None or r is None else r <= goal)])
+        row("null ioctl (GETMODULEVERSION)", g("read", "null-ioctl"), "getppid()", pp, 1.6)
+        for ev in ("SCHED.SWITCH", "CLOCK.PROF", "PAGE_FAULT.ALL", "TSC"):
+            row("raw PMCRW, " + ev, g("read", "pmcrw:" + ev),
+                "perf read() task-clock", perf_tc, 0.6)
+        for ev in ("SCHED.SWITCH", "CLOCK.PROF", "PAGE_FAULT.ALL", "TSC"):
+            row("pmc_read(), " + ev, g("read", "pmc_read:" + ev),
+                "raw PMCRW " + ev, g("read", "pmcrw:" + ev), 1.05)
+        for ev in ("CLOCK.PROF", "PAGE_FAULT.ALL", "TSC"):
+            row("pmc_read() %s vs SCHED.SWITCH" % ev, g("read", "pmc_read:" + ev),
+                "pmc_read() SCHED.SWITCH", g("read", "pmc_read:SCHED.SWITCH"), 1.05)
+        row("perf read() context-switches", g("read", "perf:context-switches"),
+            "getppid()", pp)
+        table("Read path (ns per read)",
+              ["what", "hwpmc", "reference", "ref", "ratio", "goal", ""], rows)
+
+    if any(k[0] == "switch" for k in med):
+        base = g("switch", "unloaded")
+        rows = []
+        for v, name, goal in (("unloaded", "module not loaded", None),
+                              ("loaded-idle", "loaded, no PMC", 1.0),
+                              ("hwpmc-SCHED.SWITCH", "hwpmc-stat -e SCHED.SWITCH", 5.0),
+                              ("perf-context-switches", "perf stat -e context-switches", None)):
+            val = g("switch", v)
+            p = pct(val, base) if v != "unloaded" else None
+            rows.append([name, fmt(val), ptxt(p), "<= %+.0f%%" % goal if goal else "",
+                         verdict(None if goal is None or p is None else p <= goal)])
+        hw = pct(g("switch", "hwpmc-SCHED.SWITCH"), base)
+        pf = pct(g("switch", "perf-context-switches"), base)
+        rows.append(["TC PMC below perf's overhead", "", "", "",
+                     verdict(None if hw is None or pf is None else hw < pf)])
+        table("Context switches (pipe ping-pong, ns per round trip)",
+              ["what", "ns", "vs unloaded", "goal", ""], rows)
+
+    if any(k[0] == "sample" for k in med):
+        bare = g("sample", "bare")
+        rows = []
+        for hz in ("1000", "4000", "10000"):
+            for cg in ("", "-g"):
+                h, p = "hwpmc-" + hz + cg, "perf-" + hz + cg
+                ho, po = pct(g("sample", h), bare), pct(g("sample", p), bare)
+                hs, hd = g("samples", h), g("dropped", h)
+                ps, pl = g("samples", p), g("dropped", p)
+                rows.append([hz + " Hz" + (" -g" if cg else ""), ptxt(ho), ptxt(po),
+                             fmt(hs), fmt(hd), fmt(ps), fmt(pl),
+                             verdict(None if ho is None or po is None else ho <= po),
+                             verdict(None if hd is None else hd == 0)])
+        table("Sampling a CPU-bound job on both CPUs (CLOCK.PROF vs perf record -F)",
+              ["rate", "hwpmc", "perf", "samples", "dropped", "perf samples",
+               "perf lost", "<= perf", "no drops"], rows)
+
+    if any(k[0] == "report" for k in med):
+        hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")
+        rows = []
+        def rate(n, ns):
+            return None if n is None or ns in (None, 0) else n / (ns / 1e9)
+        for name, h, p, goal in (("flat", "hwpmc-flat", "perf-flat", 5e6),
+                                 ("-g", "hwpmc-g", "perf-g", None),
+                                 ("--folded", "hwpmc-folded", None, None)):
+            hr = rate(hs, g("report", h))
+            pr = rate(ps, g("report", p)) if p else None
+            r = ratio(hr, pr)
+            ok = None
+            if hr is not None and (goal or pr):
+                ok = (goal is None or hr >= goal) and (pr is None or r >= 3.0)
+            rows.append([name, fmt(hr), fmt(pr), rtxt(r),
+                         (">= 5M/s, " if goal else "") + (">= 3x perf" if p else ""),
+                         verdict(ok)])
+        table("Report speed (samples per second; %s hwpmc and %s perf samples, 10 kHz -g)"
+              % (fmt(hs), fmt(ps)),
+              ["report", "hwpmc", "perf report --stdio", "ratio", "goal", ""], rows)
+
+
+main()
