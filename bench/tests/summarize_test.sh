@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# bench/summarize.py reports figures only from a guest run that finished:
+# a results file without its final "done" (the guest crashed, hung or was
+# rerun and cut short) gives exit 1 and no table; a finished one gives the
+# tables with the medians of the rounds.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+sum=$here/../summarize.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+
+cat >"$tmp/finished.txt" <<'EOT'
+read getppid 1 300
+read null-ioctl 1 1000
+read getppid 2 400
+read null-ioctl 2 1200
+read getppid 3 350
+read null-ioctl 3 1100
+switch unloaded 1 10000
+switch loaded-idle 1 10100
+done
+EOT
+head -n 4 "$tmp/finished.txt" >"$tmp/crashed.txt"
+
+out=$("$sum" "$tmp/crashed.txt" 2>&1); rc=$?
+check "an unfinished run exits 1" '[ "$rc" -eq 1 ]'
+check "an unfinished run prints no table" '! grep -q "null ioctl" <<<"$out"'
+check "an unfinished run says why" 'grep -q "did not finish" <<<"$out"'
+
+out=$("$sum" "$tmp/finished.txt" 2>&1); rc=$?
+check "a finished run exits 0" '[ "$rc" -eq 0 ]'
+# medians: getppid 350, null ioctl 1,100 -> 3.14x
+check "medians and ratio" 'grep -Eq "null ioctl \(GETMODULEVERSION\) +1,100 +getppid\(\) +350 +3\.14x" <<<"$out"'
+check "switch overhead against the unloaded module" 'grep -Eq "loaded, no PMC +10,100 +\+1\.0%" <<<"$out"'
+exit $fail
