@@ -8,6 +8,9 @@
 #                        kselftests in the guest on both kernels
 #   make demo            hwpmc at work inside a guest kernel
 #   make bench           hwpmc against perf in one guest (-icount): the table
+#   make sparse          the module through sparse (C=2), both kernels
+#   make fuzz [FUZZ_OPS=N] [FUZZ_SEED=S] [FUZZ_KERNEL=6.1|6.12|all|debug]
+#                        the ioctl fuzzer in a guest (default 10,000,000 ops)
 #
 # Kernel modules land in build/<kernel-release>/hwpmc.ko (the test flavor,
 # never shipped, in build/<kernel-release>/test/hwpmc.ko); userland in
@@ -18,8 +21,8 @@ BUILD := $(TOP)/build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 
-.PHONY: all modules modules-test userland check demo bench checkpatch install \
-	clean help
+.PHONY: all modules modules-test userland check demo bench checkpatch sparse fuzz \
+	install clean help
 
 ifeq ($(KDIR),)
 all: modules modules-test userland
@@ -70,6 +73,18 @@ checkpatch:
 		--ignore LINUX_VERSION_CODE \
 		-f kmod/*.c kmod/*.h kmod/*/*.c kmod/*/*.h include/uapi/linux/*.h
 
+# Every sparse warning about our code fails (scripts/sparse says which
+# kernel-header diagnostics are not ours).
+sparse:
+	@scripts/sparse
+
+# The ioctl fuzzer (selftests/fuzz/) in a guest of FUZZ_KERNEL (default:
+# both kernels of the matrix in turn), 2 vCPUs.  FUZZ_SEED reproduces a run.
+FUZZ_OPS ?= 10000000
+FUZZ_KERNEL ?= all
+fuzz:
+	@scripts/fuzz "$(FUZZ_KERNEL)" "$(FUZZ_OPS)" "$(FUZZ_SEED)"
+
 # Install the module for KDIR (default: the running kernel), the udev rule,
 # the library, headers, tools and man pages.  DESTDIR stages it all.
 # Kbuild's modules_install runs depmod only where the tree has a System.map
@@ -96,4 +111,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,17s/^# \{0,1\}//p' Makefile
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile

@@ -16,6 +16,7 @@
 #include <linux/string.h>
 #include <linux/binfmts.h>
 #include <linux/workqueue.h>
+#include <linux/uaccess.h>
 #include <asm/trap_pf.h>
 
 #include "hwpmc.h"
@@ -72,10 +73,21 @@ static void hwpmc_probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	hwpmc_soft_event(current, PMC_SOFT_SYSCALL_ENTER, regs);
 }
 
+/*
+ * Page faults: IRQs may be off, maybe in NMI context (a PMI's callchain).
+ * A fault taken with page faults disabled is not one the process took:
+ * copy_from_user_nofault() (hwpmc's own callchain walk among others)
+ * fails it without handling it, and perf does not count it either.
+ * Counting it would also recurse: a PAGE_FAULT sampler's callchain walk
+ * faults on a bad user frame pointer, which samples again, until the
+ * kernel stack overflows.
+ */
 static void hwpmc_probe_page_fault(void *data, unsigned long address,
 				   struct pt_regs *regs,
 				   unsigned long error_code)
 {
+	if (pagefault_disabled())
+		return;
 	hwpmc_soft_event(current, PMC_SOFT_PAGE_FAULT_ALL, regs);
 	hwpmc_soft_event(current, (error_code & X86_PF_WRITE) ?
 			 PMC_SOFT_PAGE_FAULT_WRITE : PMC_SOFT_PAGE_FAULT_READ,

@@ -327,6 +327,12 @@ void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 	h->pl_type = type;
 	h->pl_len = len;
 	h->pl_time = ktime_get_mono_fast_ns();
+	/*
+	 * Held until hwpmc_log_commit(): sparse cannot follow a lock that a
+	 * function returns conditionally, so it is handed over out of its
+	 * sight here and taken back in hwpmc_log_commit().
+	 */
+	__release(&log->lock);
 	return h;
 drop:
 	if (type == PMCLOG_TYPE_CALLCHAIN)
@@ -339,6 +345,7 @@ drop:
 
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags)
 {
+	__acquire(&log->lock);	/* hwpmc_log_reserve() took it */
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 }
 
@@ -825,10 +832,14 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 		/* CLOSELOG is the last record: the log stops with it. */
 		r = hwpmc_log_reserve(log, PMCLOG_TYPE_CLOSELOG, sizeof(*r),
 				      &flags);
-		if (!r)
+		if (r) {
+			log->stopped = true;
+			hwpmc_log_commit(log, flags);
+		} else {
 			raw_spin_lock_irqsave(&log->lock, flags);
-		log->stopped = true;
-		hwpmc_log_commit(log, flags);
+			log->stopped = true;
+			raw_spin_unlock_irqrestore(&log->lock, flags);
+		}
 	}
 	mutex_lock(&hwpmc_sx);
 	RCU_INIT_POINTER(po->log, NULL);

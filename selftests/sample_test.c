@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -440,6 +442,81 @@ TEST(owner_killed_while_sampling)
 	EXPECT_EQ(PMCLOG_TYPE_CLOSELOG, t[0]);
 	EXPECT_LT(10, t[1]) TH_LOG("%d samples reached the log", t[1]);
 	free(buf);
+	close(logfd);
+	unlink(LOGPATH);
+}
+
+/* Write to each page of @p with a frame pointer that points nowhere. */
+static void touch_with_bad_fp(char *p, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		__asm__ volatile("mov %%rbp, %%r11\n\t"
+				 "mov $0x10, %%rbp\n\t"
+				 "movb $1, (%0)\n\t"
+				 "mov %%r11, %%rbp"
+				 : : "r"(p + off) : "r11", "memory");
+}
+
+static long faults_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+/*
+ * A PAGE_FAULT sampler with callchains, a sample every fault, and faults
+ * taken with a frame pointer that points at an unmapped address: the
+ * callchain walk's own fault (copy_from_user_nofault) is no fault of the
+ * process.  hwpmc counted it, sampled again, walked again, faulted
+ * again, until the kernel stack overflowed (fuzz_test found it).  A
+ * counting PAGE_FAULT PMC counts no more faults than getrusage() saw.
+ */
+TEST(page_fault_sampler_bad_frame_pointer)
+{
+	struct pmc_op_getdriverstats a, b;
+	int fd, logfd, npages = 64;
+	long f0, f1;
+	__u64 counted = 0;
+	__u32 id, cid;
+	char *p;
+
+	fd = hwpmc_open();
+	ASSERT_LE(0, fd);
+	logfd = open(LOGPATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, logfd);
+	ASSERT_EQ(0, hwpmc_configure_log(fd, logfd));
+	ASSERT_EQ(0, hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_PAGE_FAULT_ALL,
+				 PMC_MODE_TS, PMC_F_CALLCHAIN, PMC_CPU_ANY, 1,
+				 &id));
+	ASSERT_EQ(0, hwpmc_soft_tc(fd, PMC_SOFT_PAGE_FAULT_ALL, 0, &cid));
+	ASSERT_EQ(0, hwpmc_attach(fd, id, 0));
+	ASSERT_EQ(0, hwpmc_attach(fd, cid, 0));
+	p = mmap(NULL, npages * 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &a));
+	f0 = faults_now();
+	ASSERT_EQ(0, hwpmc_start(fd, cid));
+	ASSERT_EQ(0, hwpmc_start(fd, id));
+	touch_with_bad_fp(p, npages * 4096);
+	ASSERT_EQ(0, hwpmc_stop(fd, id));
+	ASSERT_EQ(0, hwpmc_stop(fd, cid));
+	f1 = faults_now();
+	ASSERT_EQ(0, hwpmc_ioctl_err(fd, HWPMC_IOC_GETDRIVERSTATS, &b));
+	ASSERT_EQ(0, hwpmc_read(fd, cid, &counted));
+	TH_LOG("%llu faults counted, %ld in getrusage, %llu samples taken",
+	       (unsigned long long)counted, f1 - f0,
+	       (unsigned long long)(b.pm_samples_taken - a.pm_samples_taken));
+	EXPECT_LE((__u64)npages, counted);
+	EXPECT_GE((__u64)(f1 - f0), counted);
+	EXPECT_LE((__u64)npages, b.pm_samples_taken - a.pm_samples_taken);
+	ASSERT_EQ(0, hwpmc_closelog(fd));
+	munmap(p, npages * 4096);
+	close(fd);
 	close(logfd);
 	unlink(LOGPATH);
 }
