@@ -6,6 +6,8 @@
 #                        (no test flavor) + userland
 #   make check           everything: deps, builds, checkpatch, unit tests,
 #                        kselftests in the guest on both kernels
+#   make check-debug     every kselftest on the debug kernel (KASAN, lockdep,
+#                        kmemleak, UBSAN...; built once into ~/.cache/hwpmc)
 #   make demo            hwpmc at work inside a guest kernel
 #
 # Kernel modules land in build/<kernel-release>/hwpmc.ko (the test flavor,
@@ -17,8 +19,8 @@ BUILD := $(TOP)/build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 
-.PHONY: all modules modules-test userland check demo checkpatch install \
-	clean help
+.PHONY: all modules modules-test userland check check-debug demo checkpatch \
+	install clean help
 
 ifeq ($(KDIR),)
 all: modules modules-test userland
@@ -53,6 +55,9 @@ userland:
 
 check:
 	@scripts/check
+
+check-debug:
+	@scripts/check-debug
 
 demo:
 	@scripts/demo
@@ -91,4 +96,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,16s/^# \{0,1\}//p' Makefile
+	@sed -n '2,18s/^# \{0,1\}//p' Makefile
