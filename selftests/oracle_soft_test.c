@@ -8,8 +8,9 @@
  * Every case runs one workload in a target process: system calls, read and
  * write page faults on fresh pages, sleeps (switches), threads pinned to
  * CPU 0 and CPU 1, moves between the CPUs (migrations); the "tree" cases
- * add a forked child that execs this binary again (a worker with a thread
- * and a grandchild of its own).  An owner process -- root, or a child that
+ * add a forked child that execs this binary again (a worker with threads
+ * and a grandchild of its own); in one case the main thread exits first
+ * and a thread it left behind ends the process.  An owner process -- root, or a child that
  * dropped to uid/gid 65534 -- forks the target, attaches one PMC per SOFT
  * event (SCHED.SWITCH, SCHED.MIGRATE, SYSCALL.ENTER, PAGE_FAULT.ALL/READ/
  * WRITE; with or without PMC_F_DESCENDANTS), starts them and lets the
@@ -25,7 +26,8 @@
  * times, and counts those of a thread that was not the last of its
  * process up to that process's last exit -- what hwpmc sees, provided a
  * process's other threads are gone before its last one exits (the
- * workload joins its threads and waits for them to leave /proc).
+ * workload joins its threads and waits for them to leave /proc, or the
+ * last thread waits for the exited main thread to be a zombie).
  *
  * Bound: none -- every count must agree exactly.  The tracepoints are the
  * same; only the moment each side starts and stops differs, and the above
@@ -199,8 +201,45 @@ static int worker_main(void)
 	return 0;
 }
 
-/* The target, once released: the work; with @tree a child that execs. */
-static int target_main(int tree)
+/* The workloads of the target. */
+enum {
+	W_PROCESS,	/* the work */
+	W_TREE,		/* the work, then a child that execs (the worker) */
+	W_LEADER_FIRST,	/* the work; the main thread exits first, a thread
+			 * it left behind ends the process */
+};
+
+static pid_t leader;
+
+/* Once the main thread is a zombie: more work, then end the process. */
+static void *last_thread_fn(void *arg)
+{
+	char path[64], buf[256], *p;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", leader);
+	for (i = 0; i < 100000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			_exit(35);
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			break;
+		sched_yield();
+	}
+	hwpmc_burn_syscalls(700);
+	touch_pages(8);
+	sleeps(5);
+	exit(0);
+}
+
+/* The target, once released. */
+static int target_main(int workload)
 {
 	char exe[PATH_MAX];
 	ssize_t len;
@@ -208,7 +247,15 @@ static int target_main(int tree)
 	int status;
 
 	work(20);
-	if (!tree)
+	if (workload == W_LEADER_FIRST) {
+		pthread_t th;
+
+		leader = getpid();
+		if (pthread_create(&th, NULL, last_thread_fn, NULL))
+			return 55;
+		pthread_exit(NULL);
+	}
+	if (workload != W_TREE)
 		return 0;
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
@@ -414,7 +461,7 @@ static int oracle_expect(const struct oracle_task *all, int n, __u32 root,
  * PMC per event, releases the target, reaps it, and reports the counts.
  * Pipes: @rx from root, @tx to root.  Exit status: 0 or where it failed.
  */
-static int owner_main(int rx, int tx, int uid, int desc, int tree)
+static int owner_main(int rx, int tx, int uid, int desc, int workload)
 {
 	__u64 v[ORACLE_NEV], word;
 	__u32 id[ORACLE_NEV];
@@ -434,7 +481,7 @@ static int owner_main(int rx, int tx, int uid, int desc, int tree)
 	if (!target) {
 		close(rx);
 		close(tx);
-		_exit(target_main(tree));
+		_exit(target_main(workload));
 	}
 	word = target;
 	if (hwpmc_xwrite(tx, &word, sizeof(word)) ||
@@ -511,10 +558,10 @@ FIXTURE_TEARDOWN(oracle)
 
 /*
  * One comparison: the owner as @uid, PMC_F_DESCENDANTS if @desc, the
- * workload with the exec'd child tree if @tree.
+ * @workload (W_*).
  */
 static void compare(struct __test_metadata *_metadata,
-		    FIXTURE_DATA(oracle) *self, int uid, int desc, int tree)
+		    FIXTURE_DATA(oracle) *self, int uid, int desc, int workload)
 {
 	static struct oracle_task all[ORACLE_MAX_TASKS];
 	struct oracle_task base;
@@ -530,7 +577,7 @@ static void compare(struct __test_metadata *_metadata,
 	if (!owner) {
 		close(down[1]);
 		close(up[0]);
-		_exit(owner_main(down[0], up[1], uid, desc, tree));
+		_exit(owner_main(down[0], up[1], uid, desc, workload));
 	}
 	close(down[0]);
 	close(up[1]);
@@ -587,38 +634,48 @@ static void compare(struct __test_metadata *_metadata,
 	if (ncpus() >= 2) {
 		EXPECT_LT(0, want[ORACLE_MIGRATE]);
 	}
-	EXPECT_EQ(desc && tree ? 9 : 3, ntasks);
-	EXPECT_EQ(desc && tree ? 3 : 1, nprocs);
+	if (workload == W_LEADER_FIRST) {
+		EXPECT_EQ(4, ntasks);
+	} else {
+		EXPECT_EQ(desc && workload == W_TREE ? 9 : 3, ntasks);
+	}
+	EXPECT_EQ(desc && workload == W_TREE ? 3 : 1, nprocs);
 }
 
 /* The target alone: threads, both CPUs, moves between them. */
 TEST_F(oracle, process_root)
 {
-	compare(_metadata, self, 0, 0, 0);
+	compare(_metadata, self, 0, 0, W_PROCESS);
 }
 
 TEST_F(oracle, process_nobody)
 {
-	compare(_metadata, self, NOBODY, 0, 0);
+	compare(_metadata, self, NOBODY, 0, W_PROCESS);
+}
+
+/* The main thread exits first; the last thread's exit ends the count. */
+TEST_F(oracle, leader_exits_first_root)
+{
+	compare(_metadata, self, 0, 0, W_LEADER_FIRST);
 }
 
 /* With a child that execs and a grandchild, but no PMC_F_DESCENDANTS:
  * only the target's own events. */
 TEST_F(oracle, tree_without_descendants_root)
 {
-	compare(_metadata, self, 0, 0, 1);
+	compare(_metadata, self, 0, 0, W_TREE);
 }
 
 /* PMC_F_DESCENDANTS: the target, its exec'd child, the grandchild, and
  * their threads. */
 TEST_F(oracle, descendants_root)
 {
-	compare(_metadata, self, 0, 1, 1);
+	compare(_metadata, self, 0, 1, W_TREE);
 }
 
 TEST_F(oracle, descendants_nobody)
 {
-	compare(_metadata, self, NOBODY, 1, 1);
+	compare(_metadata, self, NOBODY, 1, W_TREE);
 }
 
 int main(int argc, char **argv)
