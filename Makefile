@@ -6,6 +6,8 @@
 #                        (no test flavor) + userland
 #   make check           everything: deps, builds, checkpatch, unit tests,
 #                        kselftests in the guest on both kernels
+#   make check-debug     every kselftest on the debug kernel (KASAN, lockdep,
+#                        kmemleak, UBSAN...; built once into ~/.cache/hwpmc)
 #   make demo            hwpmc at work inside a guest kernel
 #   make bench           hwpmc against perf in one guest (-icount): the table
 #   make sparse          the module through sparse (C=2), both kernels
@@ -21,7 +23,8 @@ BUILD := $(TOP)/build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 
-.PHONY: all modules modules-test userland check demo bench checkpatch sparse fuzz \
+.PHONY: all modules modules-test userland check demo bench checkpatch sparse \
+	fuzz check-debug \
 	install clean help
 
 ifeq ($(KDIR),)
@@ -57,6 +60,9 @@ userland:
 
 check:
 	@scripts/check
+
+check-debug:
+	@scripts/check-debug
 
 demo:
 	@scripts/demo

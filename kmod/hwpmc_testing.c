@@ -4,6 +4,8 @@
  * (HWPMC_TESTING=y), never into a release module.
  *
  *  test_warn=1           WARN once at load (proves the rig's log check)
+ *  test_leak=1           leak 64 bytes at load (proves the rig's kmemleak
+ *                        check on the debug kernel)
  *  test_attach_delay_ms  sleep this long in PMCATTACH between the
  *                        permission check and the link (exec_test races
  *                        a set-id exec into that window)
@@ -20,6 +22,7 @@
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
 #include <linux/delay.h>
+#include <linux/slab.h>
 #include <asm/nmi.h>
 
 #include "hwpmc.h"
@@ -28,6 +31,12 @@
 static bool test_warn;
 module_param(test_warn, bool, 0444);
 MODULE_PARM_DESC(test_warn, "Test only: WARN once at load, to prove the rig's kernel-log check");
+
+static bool test_leak;
+module_param(test_leak, bool, 0444);
+MODULE_PARM_DESC(test_leak, "Test only: leak 64 bytes at load, to prove the rig's kmemleak check");
+/* The leaked object's address, hidden from kmemleak's scan of this module. */
+static unsigned long test_leak_cookie;
 
 static unsigned int test_attach_delay_ms;
 module_param(test_attach_delay_ms, uint, 0644);
@@ -80,6 +89,8 @@ DEFINE_DEBUGFS_ATTRIBUTE(hold_fops, hold_get, hold_set, "%llu\n");
 int hwpmc_testing_init(void)
 {
 	WARN_ONCE(test_warn, "hwpmc: test_warn=1: deliberate warning for the rig self-test\n");
+	if (test_leak)
+		test_leak_cookie = ~(unsigned long)kmalloc(64, GFP_KERNEL);
 	hwpmc_test_dir = debugfs_create_dir("hwpmc-test", NULL);
 	debugfs_create_file_unsafe("hold_perfctr", 0600, hwpmc_test_dir, NULL,
 				   &hold_fops);
