@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # hwpmc for Linux: top-level build.
 #
-#   make                 module for every kernel of the matrix + userland
+#   make                 module for every kernel of the matrix (and rt, if
+#                        installed) + userland
 #   make KDIR=/lib/modules/$(uname -r)/build   module for one kernel tree
 #                        (no test flavor) + userland
 #   make check           everything: deps, builds, checkpatch, unit tests,
 #                        kselftests in the guest on both kernels
+#   make check-rt        the kselftests in the guest on Debian's PREEMPT_RT
+#                        kernel (rt; not part of make check)
 #   make demo            hwpmc at work inside a guest kernel
 #
 # Kernel modules land in build/<kernel-release>/hwpmc.ko (the test flavor,
@@ -17,8 +20,8 @@ BUILD := $(TOP)/build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 
-.PHONY: all modules modules-test userland check demo checkpatch install \
-	clean help
+.PHONY: all modules modules-test userland check check-rt demo checkpatch \
+	install clean help
 
 ifeq ($(KDIR),)
 all: modules modules-test userland
@@ -29,12 +32,15 @@ all: modules userland
 endif
 
 ifeq ($(KDIR),)
-# Every kernel of the matrix (scripts/kernels reads Debian's metapackages).
+# Every kernel of the matrix, and the optional ones (rt) whose headers are
+# installed (scripts/kernels reads Debian's metapackages).
 modules:
-	@set -e; scripts/kernels --headers all | while read -r short rel hdr; do \
+	@set -e; kernels=$$(scripts/kernels --headers installed); \
+	echo "$$kernels" | while read -r short rel hdr; do \
 		scripts/build-kmod "$$hdr" release; done
 modules-test:
-	@set -e; scripts/kernels --headers all | while read -r short rel hdr; do \
+	@set -e; kernels=$$(scripts/kernels --headers installed); \
+	echo "$$kernels" | while read -r short rel hdr; do \
 		scripts/build-kmod "$$hdr" test; done
 else
 modules:
@@ -53,6 +59,9 @@ userland:
 
 check:
 	@scripts/check
+
+check-rt:
+	@scripts/check --rt
 
 demo:
 	@scripts/demo
@@ -91,4 +100,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,16s/^# \{0,1\}//p' Makefile
+	@sed -n '2,19s/^# \{0,1\}//p' Makefile
