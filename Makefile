@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # hwpmc for Linux: top-level build.
 #
-#   make                 module for every kernel of the matrix + userland
+#   make                 module for every kernel of the matrix (and rt, if
+#                        installed) + userland
 #   make KDIR=/lib/modules/$(uname -r)/build   module for one kernel tree
 #                        (no test flavor) + userland
 #   make check           everything: deps, builds, checkpatch, unit tests,
 #                        kselftests in the guest on both kernels
 #   make check-debug     every kselftest on the debug kernel (KASAN, lockdep,
 #                        kmemleak, UBSAN...; built once into ~/.cache/hwpmc)
+#   make check-rt        the kselftests in the guest on Debian's PREEMPT_RT
+#                        kernel (rt; not part of make check)
 #   make demo            hwpmc at work inside a guest kernel
 #   make bench           hwpmc against perf in one guest (-icount): the table
 #   make sparse          the module through sparse (C=2), both kernels
@@ -24,7 +27,7 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 
 .PHONY: all modules modules-test userland check demo bench checkpatch sparse \
-	fuzz check-debug \
+	fuzz check-debug check-rt \
 	install clean help
 
 ifeq ($(KDIR),)
@@ -36,12 +39,15 @@ all: modules userland
 endif
 
 ifeq ($(KDIR),)
-# Every kernel of the matrix (scripts/kernels reads Debian's metapackages).
+# Every kernel of the matrix, and the optional ones (rt) whose headers are
+# installed (scripts/kernels reads Debian's metapackages).
 modules:
-	@set -e; scripts/kernels --headers all | while read -r short rel hdr; do \
+	@set -e; kernels=$$(scripts/kernels --headers installed); \
+	echo "$$kernels" | while read -r short rel hdr; do \
 		scripts/build-kmod "$$hdr" release; done
 modules-test:
-	@set -e; scripts/kernels --headers all | while read -r short rel hdr; do \
+	@set -e; kernels=$$(scripts/kernels --headers installed); \
+	echo "$$kernels" | while read -r short rel hdr; do \
 		scripts/build-kmod "$$hdr" test; done
 else
 modules:
@@ -63,6 +69,9 @@ check:
 
 check-debug:
 	@scripts/check-debug
+
+check-rt:
+	@scripts/check --rt
 
 demo:
 	@scripts/demo

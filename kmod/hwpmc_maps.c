@@ -364,16 +364,19 @@ static void hwpmc_maps_queue(unsigned long addr)
 		atomic64_inc(&hwpmc_stats.alloc_failed);
 		return;
 	}
-	/* A module on its way out queues nothing more. */
+	/*
+	 * A module on its way out queues nothing more.  A work not queued is
+	 * freed through RCU: PREEMPT_RT allows no kfree() with preemption off.
+	 */
 	if (!try_module_get(THIS_MODULE)) {
-		kfree(w);
+		kfree_rcu(w, cb);
 		return;
 	}
 	w->addr = addr;
 	init_task_work(&w->cb, hwpmc_maps_work_fn);
 	if (task_work_add(current, &w->cb, TWA_RESUME)) {
 		/* The task is exiting: the work will never run. */
-		kfree(w);
+		kfree_rcu(w, cb);
 		module_put(THIS_MODULE);
 	}
 }

@@ -272,7 +272,8 @@ static void soft_prof_arm(struct soft_cpu *sc)
 		return;
 	sc->prof_on = true;
 	sc->prof_armed = period;
-	hrtimer_start(&sc->prof, ns_to_ktime(period), HRTIMER_MODE_REL_PINNED);
+	hrtimer_start(&sc->prof, ns_to_ktime(period),
+		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* sched_switch (IRQs off, runqueue locked): CLOCK.PROF, SCHED.SWITCH. */
@@ -423,7 +424,7 @@ static void soft_tick_start_ipi(void *unused)
 		return;
 	sc->tick_on = true;
 	hrtimer_start(&sc->tick, ns_to_ktime(TICK_NSEC),
-		      HRTIMER_MODE_REL_PINNED);
+		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 static void soft_tick_stop_cpu(unsigned int cpu)
@@ -563,7 +564,12 @@ static const char *soft_event_name(u32 code)
 	return code < PMC_SOFT_NEVENTS ? soft_event_names[code] : NULL;
 }
 
-/* Timers are set up once, at load, before any PMC exists. */
+/*
+ * Timers are set up once, at load, before any PMC exists.  Both expire in
+ * hard interrupt context (_HARD), PREEMPT_RT included, where a timer not
+ * so marked runs in a softirq thread: its current and get_irq_regs() would
+ * be that thread's, not the interrupted task's.
+ */
 static unsigned int soft_probe_init(void)
 {
 	unsigned int cpu;
@@ -572,10 +578,10 @@ static unsigned int soft_probe_init(void)
 		struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
 
 		hrtimer_init(&sc->tick, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED);
+			     HRTIMER_MODE_REL_PINNED_HARD);
 		sc->tick.function = soft_tick_fn;
 		hrtimer_init(&sc->prof, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED);
+			     HRTIMER_MODE_REL_PINNED_HARD);
 		sc->prof.function = soft_prof_fn;
 	}
 	return soft_probe();

@@ -332,7 +332,8 @@ int hwpmc_x86_nmi_init(void)
 		struct hwpmc_x86_throttle *t = per_cpu_ptr(&hwpmc_x86_throttle,
 							   cpu);
 
-		init_irq_work(&t->work, hwpmc_x86_throttle_work);
+		/* Hard IRQ on PREEMPT_RT too, as the timer it arms. */
+		t->work = IRQ_WORK_INIT_HARD(hwpmc_x86_throttle_work);
 		hrtimer_init(&t->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		t->timer.function = hwpmc_x86_throttle_timer;
