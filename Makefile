@@ -107,6 +107,12 @@ dkms-remove:
 dkms-test:
 	@scripts/dkms-test
 
+# The Debian packages built in a copy of the checkout, lintian, their
+# contents, dependencies and a consumer built against them (make check too).
+.PHONY: deb-test
+deb-test:
+	@scripts/deb-test
+
 clean:
 	rm -rf $(BUILD)
 

@@ -62,8 +62,8 @@ void usage(FILE *out) {
         out,
         "usage: %s [-i FILE] [--sort KEYS] [--children] [-g | --call-graph=caller|callee]\n"
         "                    [--folded | --flamegraph SVG | --script | --pprof FILE | --dump]\n"
-        "                    [--pid PIDS] [--tid TIDS]\n"
-        "                    [--comm NAMES] [--cpu CPUS] [--event NAME] [--user]\n"
+        "                    [--pid PIDS] [--tid TIDS] [--comm NAMES] [--cpu CPUS]\n"
+        "                    [--event NAME] [--user]\n"
         "                    [--percent-limit PCT] [-q]\n"
         "\n"
         "Show where the samples of a hwpmc log (hwpmc-record) fell.\n"

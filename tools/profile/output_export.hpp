@@ -37,7 +37,8 @@ void print_script(FILE *out, const log_data &data, const resolver &res, address_
 // A pprof profile built sample by sample.  Each event gives two sample
 // types: "<event>_samples" (count) and "<event>" (its period's unit:
 // nanoseconds for CLOCK.PROF, else count: samples x period).  Samples carry
-// labels pid, tid, cpu (numbers) and comm (a string).
+// labels pid and tid (numbers) and cpu and comm (strings: pprof drops a
+// numeric label of 0).
 class pprof_builder {
 public:
     struct event {

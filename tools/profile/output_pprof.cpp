@@ -145,12 +145,18 @@ void pprof_builder::add(size_t event_index, const std::string &comm, const raw_s
         l->set_key(p_->str(key));
         l->set_num(v);
     };
+    auto str = [&](const char *key, const std::string &v) {
+        pb::Label *l = s->add_label();
+        l->set_key(p_->str(key));
+        l->set_str(p_->str(v));
+    };
+    // pprof reads a numeric label of 0 as no label (proto3 cannot tell
+    // them apart): the CPU, often 0, is a string; pid and tid are 0 only
+    // for the idle task.
     num("pid", r.pid);
     num("tid", r.tid);
-    num("cpu", r.cpu);
-    pb::Label *l = s->add_label();
-    l->set_key(p_->str("comm"));
-    l->set_str(p_->str(comm));
+    str("cpu", std::to_string(r.cpu));
+    str("comm", comm);
     samples_++;
 }
 

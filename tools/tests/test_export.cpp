@@ -197,6 +197,14 @@ TEST_F(Export, PprofRoundTrip) {
     EXPECT_EQ(values["fixture_exported"], 3000000);
     EXPECT_TRUE(labels.count("pid=100 tid=101 cpu=0 comm=parent ")) << *labels.begin();
     EXPECT_TRUE(labels.count("pid=200 tid=201 cpu=2 comm=other "));
+    // A string, so that CPU 0 is a label too (pprof drops numeric zeros).
+    for (const pb::Sample &s : p.sample()) {
+        for (const pb::Label &l : s.label()) {
+            if (str(l.key()) == "cpu") {
+                EXPECT_NE(l.str(), 0);
+            }
+        }
+    }
 
     // Addresses are the logged ones.
     std::set<uint64_t> addrs;
