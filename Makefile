@@ -122,6 +122,32 @@ install:
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)/userland --prefix $(PREFIX)
 	$(if $(DESTDIR),,ldconfig)
 
+# DKMS from the checkout: the source tree in /usr/src/hwpmc-VERSION (as the
+# hwpmc-dkms package installs it), built and installed for KVER (default:
+# the running kernel) and rebuilt by DKMS at every kernel upgrade.
+DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+.PHONY: dkms-install dkms-remove dkms-test
+dkms-install:
+	scripts/dkms-source /usr/src/hwpmc-$(DKMS_VERSION)
+	dkms status -m hwpmc -v $(DKMS_VERSION) | grep -q . || \
+		dkms add -m hwpmc -v $(DKMS_VERSION)
+	dkms install -m hwpmc -v $(DKMS_VERSION) $(if $(KVER),-k $(KVER))
+	install -D -m 0644 kmod/99-hwpmc.rules /etc/udev/rules.d/99-hwpmc.rules
+dkms-remove:
+	-dkms remove -m hwpmc -v $(DKMS_VERSION) --all
+	rm -rf /usr/src/hwpmc-$(DKMS_VERSION)
+	rm -f /etc/udev/rules.d/99-hwpmc.rules
+# dkms build for every kernel of the matrix in a throwaway tree (also in
+# ctest: dkms_build).
+dkms-test:
+	@scripts/dkms-test
+
+# The Debian packages built in a copy of the checkout, lintian, their
+# contents, dependencies and a consumer built against them (make check too).
+.PHONY: deb-test
+deb-test:
+	@scripts/deb-test
+
 clean:
 	rm -rf $(BUILD)
 

@@ -12,6 +12,7 @@
 #include "lib/numbers.hpp"
 #include "lib/options.hpp"
 #include "profile/output.hpp"
+#include "profile/output_export.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -45,6 +46,8 @@ struct options {
     text_options text;
     bool folded = false;
     bool dump = false;
+    bool script = false; // --script: perf script's text
+    std::string pprof;   // --pprof FILE
     std::string flamegraph;
     std::string title = "Flame Graph";
     bool user_only = false;
@@ -58,8 +61,9 @@ void usage(FILE *out) {
     std::fprintf(
         out,
         "usage: %s [-i FILE] [--sort KEYS] [--children] [-g | --call-graph=caller|callee]\n"
-        "                    [--folded | --flamegraph SVG | --dump] [--pid PIDS] [--tid TIDS]\n"
-        "                    [--comm NAMES] [--cpu CPUS] [--event NAME] [--user]\n"
+        "                    [--folded | --flamegraph SVG | --script | --pprof FILE | --dump]\n"
+        "                    [--pid PIDS] [--tid TIDS] [--comm NAMES] [--cpu CPUS]\n"
+        "                    [--event NAME] [--user]\n"
         "                    [--percent-limit PCT] [-q]\n"
         "\n"
         "Show where the samples of a hwpmc log (hwpmc-record) fell.\n"
@@ -75,6 +79,10 @@ void usage(FILE *out) {
         "                         flamegraph.pl, speedscope, inferno, ...)\n"
         "      --flamegraph SVG   write an SVG flame graph to SVG\n"
         "      --title TEXT       the flame graph's title\n"
+        "      --script           every sample as perf script prints it (for FlameGraph's\n"
+        "                         stackcollapse-perf.pl, speedscope, the Firefox Profiler)\n"
+        "      --pprof FILE       write a pprof profile (gzipped protobuf) to FILE, - for\n"
+        "                         standard output (go tool pprof, Pyroscope, Parca)\n"
         "      --dump             every record, one line each (like pmcstat -R)\n"
         "      --pid PIDS         only samples of these processes (comma-separated)\n"
         "      --tid TIDS         only samples of these threads\n"
@@ -180,6 +188,7 @@ int run(const options &o) {
     res.recorded = data.wallclock;
     // Filters, then resolution, then the comm filter (names need it).
     std::vector<sample> samples;
+    std::vector<const raw_sample *> raws; // samples[i] is raws[i] resolved
     samples.reserve(data.samples.size());
     for (const raw_sample &r : data.samples) {
         if (!o.pids.empty() && !o.pids.count(r.pid))
@@ -199,6 +208,7 @@ int run(const options &o) {
         if (s.frames.empty())
             continue; // nothing was interrupted that has an address
         samples.push_back(std::move(s));
+        raws.push_back(&r);
     }
 
     // Events, in the order of their PMCs; a PMC per CPU counts once.
@@ -266,6 +276,28 @@ int run(const options &o) {
         notes.push_back(thousands(res.user_unmapped) +
                         " samples interrupted user code outside every mapping the log describes "
                         "(the vDSO, JIT code, or a process whose mappings were not logged)");
+
+    if (o.script || !o.pprof.empty()) {
+        debug_info dbg;
+        address_describer describer(data.procs, sym, dbg, o.user_only, !o.pprof.empty());
+        if (o.script)
+            print_script(stdout, data, res, describer, raws, samples);
+        if (!o.pprof.empty()) {
+            std::string err;
+            if (!write_pprof(o.pprof, data, res, describer, raws, samples, &err)) {
+                std::fprintf(stderr, "%s: cannot write %s: %s\n", prog, o.pprof.c_str(),
+                             err.c_str());
+                return 1;
+            }
+            if (!o.quiet && o.pprof != "-")
+                std::fprintf(stderr, "%s: wrote %s (%s samples)\n", prog, o.pprof.c_str(),
+                             thousands(samples.size()).c_str());
+        }
+        if (!o.quiet)
+            for (const auto &n : notes)
+                std::fprintf(stderr, "%s: note: %s\n", prog, n.c_str());
+        return 0;
+    }
 
     if (!o.flamegraph.empty() || o.folded) {
         profile p(res, o.keys);
@@ -348,6 +380,8 @@ int main(int argc, char **argv) {
         opt_flamegraph,
         opt_title,
         opt_dump,
+        opt_script,
+        opt_pprof,
         opt_pid,
         opt_tid,
         opt_comm,
@@ -365,6 +399,8 @@ int main(int argc, char **argv) {
                         {"flamegraph", required_argument, nullptr, opt_flamegraph},
                         {"title", required_argument, nullptr, opt_title},
                         {"dump", no_argument, nullptr, opt_dump},
+                        {"script", no_argument, nullptr, opt_script},
+                        {"pprof", required_argument, nullptr, opt_pprof},
                         {"pid", required_argument, nullptr, opt_pid},
                         {"tid", required_argument, nullptr, opt_tid},
                         {"comm", required_argument, nullptr, opt_comm},
@@ -418,6 +454,14 @@ int main(int argc, char **argv) {
         case opt_dump:
             o.dump = true;
             break;
+        case opt_script:
+            o.script = true;
+            break;
+        case opt_pprof:
+            if (!*optarg)
+                usage_error("--pprof wants a file name (- for standard output)");
+            o.pprof = optarg;
+            break;
         case opt_pid:
             o.pids = parse_ids(optarg, "--pid");
             break;
@@ -462,7 +506,13 @@ int main(int argc, char **argv) {
     }
     if (optind < argc)
         usage_error(std::string("unexpected argument '") + argv[optind] + "' (the log is -i FILE)");
-    if (o.dump && (o.folded || !o.flamegraph.empty() || o.text.graph != graph_mode::none))
-        usage_error("--dump prints the raw records only: no --folded, --flamegraph or -g");
+    if (o.dump && (o.folded || !o.flamegraph.empty() || o.text.graph != graph_mode::none ||
+                   o.script || !o.pprof.empty()))
+        usage_error("--dump prints the raw records only: no --folded, --flamegraph, --script, "
+                    "--pprof or -g");
+    if ((o.script || !o.pprof.empty()) && (o.folded || !o.flamegraph.empty()))
+        usage_error("--script and --pprof go alone: no --folded or --flamegraph");
+    if (o.script && o.pprof == "-")
+        usage_error("--script and --pprof - both write to standard output");
     return run(o);
 }
