@@ -289,7 +289,8 @@ int pmc_freebsd_op(int op, void *arg) {
 }
 
 // pmc(3) with FreeBSD's structures (the compat <pmc.h>'s asm labels).
-int pmc_freebsd_cpuinfo(const pmc_op_getcpuinfo **out) {
+#define HWPMC_EXPORT __attribute__((visibility("default")))
+HWPMC_EXPORT int pmc_freebsd_cpuinfo(const pmc_op_getcpuinfo **out) {
     static std::mutex lock;
     static pmc_op_getcpuinfo info;
     static bool have = false;
@@ -305,7 +306,7 @@ int pmc_freebsd_cpuinfo(const pmc_op_getcpuinfo **out) {
     return 0;
 }
 
-int pmc_freebsd_pmcinfo(int cpu, pmc_op_getpmcinfo **out) {
+HWPMC_EXPORT int pmc_freebsd_pmcinfo(int cpu, pmc_op_getpmcinfo **out) {
     uapi::pmc_op_getcpuinfo ci;
     if (out == nullptr)
         return fail(EINVAL);
@@ -325,13 +326,13 @@ int pmc_freebsd_pmcinfo(int cpu, pmc_op_getpmcinfo **out) {
     return 0;
 }
 
-int pmc_freebsd_get_driver_stats(pmc_op_getdriverstats *out) {
+HWPMC_EXPORT int pmc_freebsd_get_driver_stats(pmc_op_getdriverstats *out) {
     if (out == nullptr)
         return fail(EINVAL);
     return op_driverstats(out);
 }
 
-int pmc_freebsd_pmu_pmcallocate(const char *ev, pmc_op_pmcallocate *f) {
+HWPMC_EXPORT int pmc_freebsd_pmu_pmcallocate(const char *ev, pmc_op_pmcallocate *f) {
     if (f == nullptr)
         return ENOENT;
     uapi::pmc_op_pmcallocate l{};

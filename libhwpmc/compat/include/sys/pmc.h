@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * <sys/pmc.h> for FreeBSD programs (libhwpmc's compat include directory:
- * `pkg-config --cflags hwpmc-compat`, or -I.../include/hwpmc/compat).
+ * <sys/pmc.h> for FreeBSD programs: libhwpmc's compat include directory
+ * (-I<includedir>/hwpmc/compat once installed; libhwpmc/compat/include in
+ * the source tree), with -lhwpmc.
  *
  * FreeBSD's names and layouts of the operations' argument structures
  * (struct pmc_op_pmcallocate with pm_ev and the pm_md union, struct
