@@ -14,6 +14,11 @@ install(FILES ${HWPMC_UAPI_DIR}/linux/hwpmc.h
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/libhwpmc/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
     FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+# FreeBSD programs: -I<includedir>/hwpmc/compat gives them FreeBSD's <pmc.h>
+# and <sys/pmc.h> (libhwpmc/compat/include/sys/pmc.h says what differs).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/libhwpmc/compat/include/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hwpmc/compat
+    FILES_MATCHING PATTERN "*.h")
 
 install(EXPORT hwpmcTargets NAMESPACE hwpmc:: DESTINATION ${HWPMC_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/hwpmcConfig.cmake.in

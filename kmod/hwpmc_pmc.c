@@ -722,7 +722,8 @@ int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 	u64 old;
 	int err;
 
-	if (a->pm_flags & ~PMC_F_RW_MASK)
+	/* hwpmc(4): neither NEWVALUE nor OLDVALUE is EINVAL too. */
+	if (!a->pm_flags || (a->pm_flags & ~PMC_F_RW_MASK))
 		return -EINVAL;
 	pm = hwpmc_find(po, a->pm_pmcid, &err);
 	if (!pm)
@@ -803,6 +804,14 @@ int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a)
 		return err;
 	if (hwpmc_is_system(pm))
 		return -EINVAL;
+	/*
+	 * As FreeBSD: attached only while allocated or stopped.  A running
+	 * PMC whose targets all exited counts nothing and may be attached
+	 * again (hwpmc(4) ESRCH: "after the PMC was detached from all of its
+	 * target processes").
+	 */
+	if (hwpmc_running(pm) && READ_ONCE(pm->ntargets))
+		return -EBUSY;
 	/* hwpmc(4): its MSR was handed out, so it stays with its owner. */
 	if (pm->pflags & HWPMC_PF_MSR_TAKEN)
 		return -EPERM;
@@ -890,7 +899,8 @@ static void hwpmc_fill_info(struct hwpmc_owner *po, struct pmc_info *pi,
 	/* As the caller's owner sees it: 0 if it cannot see that process. */
 	pi->pm_ownerpid = pm ? pid_nr_ns(pm->po->pid, po->pid_ns) : -1;
 	pi->pm_mode = pm ? pm->mode : PMC_MODE_INVALID;
-	pi->pm_event = pm ? pm->event : 0;
+	/* FreeBSD's global event number, as pmc_name_of_event() takes it. */
+	pi->pm_event = pm ? HWPMC_EV_GLOBAL(cls->ops->class, pm->event) : 0;
 	pi->pm_flags = pm ? pm->flags : 0;
 	pi->pm_reloadcount = pm ? pm->reload : 0;
 	if (cls->ops->unavailable &&

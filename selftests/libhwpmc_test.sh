@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The libhwpmc tests that need the module (they skip on the build host):
 # the C and C++ APIs against the real /dev/hwpmc, the FreeBSD pmc(3)
-# example program, and the pmclog reader on a log the kernel wrote.
+# example program, the FreeBSD-layout program (freebsd-program), and the pmclog reader on a log the kernel wrote.
 # Runs inside the guest; prints kselftest TAP and a "# Totals:" line.
 # With the module loaded (as root, in the guest) no test has a reason to
 # skip: a skip fails here, unless its message says "hardware only" (a test
@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -e /dev/hwpmc ] || { skip "libhwpmc device tests" "no /dev/hwpmc: the module is not loaded"; finish; }
-list=$(ctest --test-dir "$BIN" -N -R '^(Device[A-Za-z]*\.|pmc-self-count$|pmclog-live$)' |
+list=$(ctest --test-dir "$BIN" -N -R '^(Device[A-Za-z]*\.|pmc-self-count$|pmclog-live$|freebsd-program$)' |
 	sed -n 's/^ *Test *#[0-9]*: \(.*\)$/\1/p')
 [ -n "$list" ] || { ok "libhwpmc device tests are built" false; finish; }
 while read -r t; do

@@ -108,9 +108,11 @@ int list_rows() {
                                     : pmc_name_of_state(static_cast<enum pmc_state>(p.pm_state));
             std::string event = "-";
             if (allocated) {
-                const char *n = pmc_name_of_event(PMC_EV_MAKE(cls, p.pm_event));
+                // pm_event is the global event number (libhwpmc gives it so
+                // whatever the module's version), as on FreeBSD.
+                const char *n = pmc_name_of_event(static_cast<enum pmc_event>(p.pm_event));
                 char code[32];
-                std::snprintf(code, sizeof(code), "event=%#x", p.pm_event);
+                std::snprintf(code, sizeof(code), "event=%#x", PMC_EV_CODE(p.pm_event));
                 event = n ? n : code;
             }
             if (p.pm_unavailable)

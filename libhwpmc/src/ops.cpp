@@ -165,8 +165,20 @@ int op_pmcinfo(int fd, int cpu, std::vector<pmc_info> *out) {
         return -1;
     }
     auto setup = [cpu](pmc_op_getpmcinfo &a) { a.pm_cpu = static_cast<uint32_t>(cpu); };
-    return fetch_array(fd, HWPMC_IOC_GETPMCINFO, out, setup, &pmc_op_getpmcinfo::pm_npmc,
-                       &pmc_op_getpmcinfo::pm_info);
+    const int rc = fetch_array(fd, HWPMC_IOC_GETPMCINFO, out, setup,
+                               &pmc_op_getpmcinfo::pm_npmc, &pmc_op_getpmcinfo::pm_info);
+    if (rc == 0)
+        for (auto &row : *out)
+            normalize_pmcinfo_event(&row);
+    return rc;
+}
+
+void normalize_pmcinfo_event(pmc_info *row) {
+    // A module older than 1.4 gives the class code alone.  Its class bits
+    // are then 0 where the row's class is not (TSC, class 0, has the one
+    // event 0 in both forms), so the two forms cannot be confused.
+    if (row->pm_mode <= PMC_MODE_MAX && HWPMC_EV_CLASS(row->pm_event) != row->pm_class)
+        row->pm_event = HWPMC_EV_GLOBAL(row->pm_class, row->pm_event);
 }
 
 int op_dynevents(int fd, enum pmc_class cls, std::vector<pmc_dyn_event_descr> *out) {

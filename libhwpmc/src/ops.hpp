@@ -29,6 +29,9 @@ int op_driverstats(int fd, pmc_op_getdriverstats *out);
 int op_admin(int fd, int cpu, int row, enum pmc_state state);
 // GETPMCINFO with the count protocol (retried if the count grows).
 int op_pmcinfo(int fd, int cpu, std::vector<pmc_info> *out);
+// GETPMCINFO's pm_event as the global event number (HWPMC_EV_GLOBAL),
+// whatever the module's version.
+void normalize_pmcinfo_event(pmc_info *row);
 // GETDYNEVENTINFO with the count protocol.
 int op_dynevents(int fd, enum pmc_class cls, std::vector<pmc_dyn_event_descr> *out);
 

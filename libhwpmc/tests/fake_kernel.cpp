@@ -131,6 +131,12 @@ int fake_kernel::ioctl(unsigned long request, void *arg) {
             out[r].pm_ownerpid = -1;
             out[r].pm_state = PMC_STATE_FREE;
             out[r].pm_mode = PMC_MODE_INVALID;
+            if (static_cast<int>(r) == owned_row) {
+                out[r].pm_rowdisp = PMC_DISP_THREAD;
+                out[r].pm_state = PMC_STATE_RUNNING;
+                out[r].pm_mode = PMC_MODE_TC;
+                out[r].pm_event = owned_event;
+            }
         }
         a->pm_npmc = n;
         return 0;
@@ -143,7 +149,9 @@ int fake_kernel::ioctl(unsigned long request, void *arg) {
         const bool sys = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_SC;
         if (sys ? a->pm_cpu >= ncpu : a->pm_cpu != PMC_CPU_ANY)
             return fail(EINVAL);
-        if (a->pm_class != PMC_CLASS_TSC && a->pm_class != PMC_CLASS_SOFT)
+        if (a->pm_class != PMC_CLASS_TSC && a->pm_class != PMC_CLASS_SOFT &&
+            !(hw_classes && (a->pm_class == PMC_CLASS_IAP || a->pm_class == PMC_CLASS_IAF ||
+                             a->pm_class == PMC_CLASS_K8)))
             return fail(EINVAL);
         a->pm_pmcid = next_id++;
         fake_pmc p;

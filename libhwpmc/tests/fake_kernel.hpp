@@ -38,6 +38,9 @@ public:
         {"CLOCK.HARD", 0}, {"CLOCK.PROF", 1}, {"PAGE_FAULT.ALL", 2}, {"SYSCALL.ENTER", 7}};
     uint32_t grow_rows_once = 0; // GETPMCINFO: grow the rows once (E2BIG)
     int getmsr_errno = 0;        // PMCGETMSR fails with it (not qualifying: EINVAL)
+    bool hw_classes = false;     // PMCALLOCATE takes IAP, IAF and K8 too
+    int owned_row = -1;          // GETPMCINFO: this row has a TC PMC ...
+    uint32_t owned_event = 0;    // ... whose pm_event is this (either encoding)
 
     // State.
     std::map<uint32_t, fake_pmc> pmcs;

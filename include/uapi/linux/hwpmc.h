@@ -22,7 +22,7 @@
 
 /* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
 #define HWPMC_VERSION_MAJOR	1
-#define HWPMC_VERSION_MINOR	3
+#define HWPMC_VERSION_MINOR	4
 #define HWPMC_VERSION_PATCH	0
 #define HWPMC_VERSION_MAKE(maj, min, pat) \
 	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
@@ -156,12 +156,24 @@ struct pmc_info {
 	__s32	pm_ownerpid;		/* system-scope owner here, or -1 */
 	__u32	pm_state;		/* PMC_STATE_* of that PMC, or FREE */
 	__u32	pm_mode;		/* its mode, or PMC_MODE_INVALID */
-	__u32	pm_event;		/* its event code */
+	__u32	pm_event;		/* its event: HWPMC_EV_GLOBAL() */
 	__u32	pm_flags;		/* its PMC_F_* allocation flags */
 	__u64	pm_reloadcount;		/* its sampling period */
 	__u32	pm_unavailable;		/* 1: held by another PMU user (perf) */
 	__u32	pm_reserved[3];
 };
+
+/*
+ * A global event number, as FreeBSD's enum pmc_event and libhwpmc's
+ * pmc_name_of_event() take it: the class in bits 24-31, the class's event
+ * code (pm_event of PMCALLOCATE) in bits 0-23.  Since 1.4 GETPMCINFO's
+ * pm_event is in this form (0 for a row without a PMC); modules 1.3 and
+ * older gave the class code alone (libhwpmc converts those).
+ */
+#define HWPMC_EV_GLOBAL(cls, code) \
+	((((__u32)(cls) & 0xffU) << 24) | ((__u32)(code) & 0xffffffU))
+#define HWPMC_EV_CLASS(ev)	((__u32)(ev) >> 24)
+#define HWPMC_EV_CODE(ev)	((__u32)(ev) & 0xffffffU)
 
 /* GETPMCINFO: rows of one CPU.  Pass pm_info = 0 to learn pm_npmc.  If
  * pm_npmc (in: capacity of the array) is smaller than the row count, the

@@ -67,6 +67,30 @@ enum pmc_cputype HWPMC_ENUM_BASE {
     PMC_CPU_AMD_K8 = 0x02,     /* AMD legacy, 4 counters */
     PMC_CPU_AMD_EXT = 0x03,    /* AMD PerfCtrExtCore, 6 counters */
     PMC_CPU_AMD_V2 = 0x04,     /* AMD PerfMonV2 */
+    /*
+     * FreeBSD's other CPU types, so that its programs build: the module
+     * never reports them.  Each has FreeBSD's number, except AMD_K7, whose
+     * FreeBSD number (0) is GENERIC here; numbers are never reused.
+     */
+    PMC_CPU_AMD_K7 = 0x05,
+    PMC_CPU_INTEL_P5 = 0x80,
+    PMC_CPU_INTEL_P6 = 0x81,
+    PMC_CPU_INTEL_CL = 0x82,
+    PMC_CPU_INTEL_PII = 0x83,
+    PMC_CPU_INTEL_PIII = 0x84,
+    PMC_CPU_INTEL_PM = 0x85,
+    PMC_CPU_INTEL_PIV = 0x86,
+    PMC_CPU_INTEL_CORE = 0x87,
+    PMC_CPU_INTEL_CORE2 = 0x88,
+    PMC_CPU_INTEL_CORE2EXTREME = 0x89,
+    PMC_CPU_INTEL_ATOM = 0x8A,
+    PMC_CPU_INTEL_COREI7 = 0x8B,
+    PMC_CPU_INTEL_WESTMERE = 0x8C,
+    PMC_CPU_INTEL_SANDYBRIDGE = 0x8D,
+    PMC_CPU_INTEL_XSCALE = 0x100,
+    PMC_CPU_MIPS_24K = 0x200,
+    PMC_CPU_MIPS_OCTEON = 0x201,
+    PMC_CPU_PPC_7450 = 0x300,
 };
 #define PMC_CPU_GENERIC PMC_CPU_GENERIC
 #define PMC_CPU_INTEL_ARCH PMC_CPU_INTEL_ARCH
@@ -74,7 +98,7 @@ enum pmc_cputype HWPMC_ENUM_BASE {
 #define PMC_CPU_AMD_EXT PMC_CPU_AMD_EXT
 #define PMC_CPU_AMD_V2 PMC_CPU_AMD_V2
 #define PMC_CPU_FIRST PMC_CPU_GENERIC
-#define PMC_CPU_LAST PMC_CPU_AMD_V2
+#define PMC_CPU_LAST PMC_CPU_AMD_V2 /* the last the module reports */
 
 #undef PMC_CLASS_TSC
 #undef PMC_CLASS_K8
@@ -364,6 +388,61 @@ const char *pmc_errmsg(void);
  */
 const char *pmc_alias_of_event(enum pmc_cputype _cputype, enum pmc_class _cl, uint32_t _event,
                                uint32_t _umask);
+
+/*
+ * Extension: a raw operation on the library's owner (the /dev/hwpmc that
+ * pmc_init() opened), as FreeBSD programs issue syscall(pmc_syscall, op,
+ * arg) next to libpmc.  _op is a PMC_OP_* number of <linux/hwpmc.h>, _arg
+ * its argument structure (of that header's layout; NULL for FLUSHLOG and
+ * CLOSELOG).  Returns 0, or -1 with errno (the kernel's, or ENXIO before
+ * pmc_init(), EINVAL for an unknown _op).  A PMC allocated this way is the
+ * owner's as any other: pmc_read(), pmc_start() ... work on its id.  A
+ * PMCDETACH or PMCRELEASE issued here ends the library's RDPMC use of it.
+ * FreeBSD's layouts (pm_ev, pm_md, pm_pmc): <sys/pmc.h> of the compat
+ * include directory, whose PMC_CALL() translates them.
+ */
+int pmc_raw_op(int _op, void *_arg);
+
+/*
+ * Extension: the library's /dev/hwpmc descriptor (for poll(2), or ioctls
+ * of <linux/hwpmc.h>), or -1 with errno ENXIO before pmc_init().  It stays
+ * the library's: do not close it.
+ */
+int pmc_owner_fd(void);
+
+/*
+ * FreeBSD's pmc_pmu_* family, served from libpfm4's tables for the CPU's
+ * core PMU (FreeBSD: its JSON tables).  The event names are libpfm4's; an
+ * index is a position in pmc_pmu_print_counters()'s list.  _cpuid is
+ * accepted and ignored (the running CPU's PMU, or LIBPFM_FORCE_PMU's).
+ *  - pmc_pmu_enabled(): 1 if libpfm4 knows the CPU's core PMU, else 0.
+ *  - pmc_pmu_print_counters(filter): "\tNAME" lines on stdout, names
+ *    containing filter (any case; NULL: all).  _desc: "NAME:\tDESCRIPTION";
+ *    _desc_long: the same (libpfm4 has one description); _full: name,
+ *    desc, event (the event select) and pmu lines.
+ *  - pmc_pmu_sample_rate_get(name): PMC_PMU_SAMPLE_COUNT for an event the
+ *    tables have (libpfm4 has no per-event period; FreeBSD's JSON "period"),
+ *    PMC_PMU_DEFAULT_SAMPLE_COUNT (65536, FreeBSD's "not found") otherwise.
+ *  - pmc_pmu_pmcallocate(name, op): fills pm_class (IAP or K8), pm_event,
+ *    pm_config (usr and os from PMC_CAP_USER/SYSTEM in pm_caps, both if
+ *    neither) and pm_caps |= READ|WRITE; 0, or ENOENT (not found) or
+ *    EOPNOTSUPP (no core PMU) returned, not set in errno, as FreeBSD.
+ *  - pmc_pmu_stat_mode(&names): pmcstat -s/-p's default counters (the
+ *    generic aliases of cycles, instructions, branches, branch misses,
+ *    cache references and misses: 6 names), 0; EOPNOTSUPP without a PMU.
+ */
+#define PMC_PMU_DEFAULT_SAMPLE_COUNT 65536
+#define PMC_PMU_SAMPLE_COUNT 100003
+int pmc_pmu_enabled(void);
+void pmc_pmu_print_counters(const char *_filter);
+void pmc_pmu_print_counter_desc(const char *_event);
+void pmc_pmu_print_counter_desc_long(const char *_event);
+void pmc_pmu_print_counter_full(const char *_event);
+uint64_t pmc_pmu_sample_rate_get(const char *_event);
+int pmc_pmu_pmcallocate(const char *_event, struct pmc_op_pmcallocate *_op);
+const char *pmc_pmu_event_get_by_idx(const char *_cpuid, int _idx);
+int pmc_pmu_idx_get_by_event(const char *_cpuid, const char *_event);
+int pmc_pmu_stat_mode(const char ***_names);
 
 #pragma GCC visibility pop
 

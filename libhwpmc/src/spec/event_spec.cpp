@@ -418,7 +418,7 @@ alias_set alias_set_for(enum pmc_cputype cputype, unsigned cpu_family) {
         if (cpu_family >= 0x1a)
             return alias_set::amd_zen4;
         return cpu_family >= 0x17 ? alias_set::amd_zen : alias_set::amd_legacy;
-    case PMC_CPU_GENERIC:
+    default: // GENERIC, and FreeBSD's CPU types the module never reports
         break;
     }
     return alias_set::none;

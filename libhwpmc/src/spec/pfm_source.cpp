@@ -79,9 +79,9 @@ std::optional<hw_event> pfm_source::lookup(const std::string &name, std::string 
     return hw_event{amd, codes[0], arg.count > 1 ? codes[1] : 0};
 }
 
-std::vector<std::string> pfm_source::names() {
+std::vector<std::pair<std::string, std::string>> pfm_source::described() {
     std::lock_guard lock(pfm_lock);
-    std::vector<std::string> out;
+    std::vector<std::pair<std::string, std::string>> out;
     if (!ensure_initialized(nullptr))
         return out;
     int pmu;
@@ -97,10 +97,29 @@ std::vector<std::string> pfm_source::names() {
             std::memset(&info, 0, sizeof(info));
             info.size = sizeof(info);
             if (pfm_get_event_info(i, PFM_OS_NONE, &info) == PFM_SUCCESS)
-                out.emplace_back(info.name);
+                out.emplace_back(info.name, info.desc != nullptr ? info.desc : "");
         }
     }
     return out;
+}
+
+std::vector<std::string> pfm_source::names() {
+    std::vector<std::string> out;
+    for (auto &e : described())
+        out.push_back(std::move(e.first));
+    return out;
+}
+
+bool pfm_source::has_core_pmu() {
+    std::lock_guard lock(pfm_lock);
+    if (!ensure_initialized(nullptr))
+        return false;
+    int pmu;
+    pfm_for_all_pmus(pmu) {
+        if (core_pmu(static_cast<pfm_pmu_t>(pmu), nullptr))
+            return true;
+    }
+    return false;
 }
 
 } // namespace hwpmc::detail

@@ -5,6 +5,8 @@
 
 #include "event_spec.hpp"
 
+#include <utility>
+
 namespace hwpmc::detail {
 
 class pfm_source final : public hw_event_source {
@@ -14,6 +16,10 @@ public:
 
     std::optional<hw_event> lookup(const std::string &name, std::string *why) override;
     std::vector<std::string> names() override;
+    // The core PMU's events with libpfm4's description, in names()' order.
+    std::vector<std::pair<std::string, std::string>> described();
+    // Whether libpfm4 knows the CPU's core PMU.
+    bool has_core_pmu();
 
     // Re-read the environment (LIBPFM_FORCE_PMU): for tests.
     void reinitialize();

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# pmcstat (FreeBSD's pmcstat(8) options) in the guest: counting (-p, -s)
+# with the counts hwpmc-stat gives, sampling into a log (-P, -S, -O), the
+# log read back (-R, -G, -F), as root and as uid 65534; usage errors.
+. "$(dirname "$0")/lib.sh"
+
+TOOLS=$BIN/tools
+PMCSTAT=$TOOLS/pmcstat
+HOT=$TOOLS/hwpmc-record-hotpath
+T=$(mktemp -d /tmp/pmcstat_test.XXXXXX)
+chmod 0777 "$T"
+trap 'rm -rf "$T"' EXIT
+
+for f in "$PMCSTAT" "$HOT"; do
+	[ -x "$f" ] || { skip "pmcstat" "not built: $f"; finish; }
+done
+[ -c /dev/hwpmc ] || { skip "pmcstat" "no /dev/hwpmc: the module is not loaded"; finish; }
+
+show() { head -n "${2:-30}" "$1" | sed 's/^/#   /'; }
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+# The count of EVENT in a hwpmc-stat/pmcstat output file.
+count_of() {
+	grep -E "[[:space:]](p/|s/)?(SOFT-)?$2([[:space:]]|$)" "$1" | awk '{print $1}' | head -n1 | tr -d ,
+}
+
+# --- counting: -p SPEC of a command ---------------------------------------
+# A command that makes a known number of system calls: the hot-path program
+# burns CPU; SYSCALL.ENTER of /bin/true is small but never 0 (execve's
+# return path, exit_group).
+"$PMCSTAT" -p SOFT-SYSCALL.ENTER -p SOFT-PAGE_FAULT.ALL -o "$T/p.out" -- /bin/true 2>"$T/p.err"
+rc=$?
+show "$T/p.out"
+ok "-p: exit status 0" test "$rc" -eq 0
+n=$(count_of "$T/p.out" 'SYSCALL.ENTER')
+ok "-p SOFT-SYSCALL.ENTER counted /bin/true's system calls (${n:-none})" test "${n:-0}" -gt 0
+n=$(count_of "$T/p.out" 'PAGE_FAULT.ALL')
+ok "-p SOFT-PAGE_FAULT.ALL counted its page faults (${n:-none})" test "${n:-0}" -gt 0
+# The command's exit status is pmcstat's, as hwpmc-stat's.
+"$PMCSTAT" -p SOFT-SCHED.SWITCH -o /dev/null -- sh -c 'exit 7' 2>/dev/null
+ok "-p: the command's exit status (7)" test $? -eq 7
+
+# -s TSC: system scope, with -l (FreeBSD: overhead.c's event).
+"$PMCSTAT" -s TSC -l 0.2 -o "$T/s.out" 2>"$T/s.err"
+rc=$?
+show "$T/s.out"
+n=$(count_of "$T/s.out" 'TSC')
+ok "-s TSC -l 0.2: the TSC advanced (${n:-none})" test "$rc" -eq 0 -a "${n:-0}" -gt 0
+
+if command -v setpriv >/dev/null; then
+	nobody "$PMCSTAT" -p SOFT-SYSCALL.ENTER -o "$T/n.out" -- /bin/true 2>"$T/n.err"
+	rc=$?
+	n=$(count_of "$T/n.out" 'SYSCALL.ENTER')
+	ok "uid 65534: -p counts its own command (${n:-none})" test "$rc" -eq 0 -a "${n:-0}" -gt 0
+	nobody "$PMCSTAT" -s TSC -l 0.1 -o "$T/ns.out" 2>"$T/ns.err"
+	rc=$?
+	show "$T/ns.err" 5
+	ok "uid 65534: -s is refused (no unprivileged system PMCs), exit 1" test "$rc" -eq 1
+else
+	skip "uid 65534 runs" "no setpriv"
+fi
+
+# --- sampling into a log, then the log read back ------------------------
+cd "$T" || exit 1
+"$PMCSTAT" -n 1000000 -P SOFT-CLOCK.PROF -O "$T/hot.log" -- "$HOT" 0.3 0 >"$T/P.out" 2>&1
+rc=$?
+show "$T/P.out" 5
+ok "-P SOFT-CLOCK.PROF -O: recorded (exit 0)" test "$rc" -eq 0 -a -s "$T/hot.log"
+"$PMCSTAT" -R "$T/hot.log" >"$T/R.out" 2>&1
+ok "-R alone: the log's records, CALLCHAIN among them" grep -q CALLCHAIN "$T/R.out"
+"$PMCSTAT" -R "$T/hot.log" -G "$T/graph.txt" 2>/dev/null
+ok "-R -G FILE: a call graph naming the hot function" grep -q hot "$T/graph.txt"
+"$PMCSTAT" -R "$T/hot.log" -F "$T/stacks.folded" 2>/dev/null
+ok "-R -F FILE: folded stacks ending in hot" grep -q 'hot [0-9]*$' "$T/stacks.folded"
+if command -v setpriv >/dev/null; then
+	nobody "$PMCSTAT" -P SOFT-CLOCK.PROF -O "$T/nhot.log" -- "$HOT" 0.2 0 >"$T/nP.out" 2>&1
+	rc=$?
+	show "$T/nP.out" 5
+	ok "uid 65534: -P -O samples its own command" test "$rc" -eq 0 -a -s "$T/nhot.log"
+fi
+"$PMCSTAT" -S SOFT-CLOCK.PROF -O "$T/sys.log" -l 0.3 >"$T/S.out" 2>&1
+rc=$?
+show "$T/S.out" 5
+ok "-S SOFT-CLOCK.PROF -O -l: system sampling recorded" test "$rc" -eq 0 -a -s "$T/sys.log"
+
+# --- usage errors: exit 2 -----------------------------------------------
+"$PMCSTAT" >/dev/null 2>&1
+ok "no events: usage error (2)" test $? -eq 2
+"$PMCSTAT" -P cycles >/dev/null 2>"$T/u.err"
+ok "-P without -O or -T: usage error naming -O" test $? -eq 2 && grep -q -- -O "$T/u.err"
+"$PMCSTAT" -y >/dev/null 2>&1
+ok "unknown option: usage error (2)" test $? -eq 2
+finish
