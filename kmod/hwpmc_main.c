@@ -508,12 +508,9 @@ static int __init hwpmc_init(void)
 	if (err)
 		goto out_wq;
 	hwpmc_priv_init();
-	err = hwpmc_x86_init();
-	if (err)
-		goto out_testing;
 	err = hwpmc_classes_init();
 	if (err)
-		goto out_x86;
+		goto out_testing;
 	err = hwpmc_rows_init();
 	if (err)
 		goto out_classes;
@@ -560,8 +557,6 @@ out_rows:
 	hwpmc_rows_fini();
 out_classes:
 	hwpmc_classes_fini();
-out_x86:
-	hwpmc_x86_fini();
 out_testing:
 	hwpmc_priv_fini();
 	hwpmc_testing_fini();
@@ -589,7 +584,6 @@ static void __exit hwpmc_exit(void)
 	hwpmc_proc_fini();
 	hwpmc_rows_fini();
 	hwpmc_classes_fini();
-	hwpmc_x86_fini();
 	hwpmc_priv_fini();
 	hwpmc_testing_fini();
 }

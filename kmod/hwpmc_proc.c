@@ -840,7 +840,7 @@ void hwpmc_proc_exit(struct task_struct *task)
 	if (!pp)
 		return;
 	/* Count what the last thread did up to here. */
-	hwpmc_soft_exit(task);
+	hwpmc_classes_task_exit(task);
 	raw_spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {

@@ -275,8 +275,11 @@ static void soft_prof_arm(struct soft_cpu *sc)
 	hrtimer_start(&sc->prof, ns_to_ktime(period), HRTIMER_MODE_REL_PINNED);
 }
 
-/* sched_switch (IRQs off, runqueue locked): CLOCK.PROF, SCHED.SWITCH. */
-void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
+/*
+ * sched_switch (IRQs off, runqueue locked; class op switch_task):
+ * CLOCK.PROF, SCHED.SWITCH.
+ */
+static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
@@ -298,15 +301,36 @@ void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
  * Page faults, syscalls, migrations: one event of @task, counted by the
  * system-scope PMCs of the CPU that saw it.
  */
-void hwpmc_soft_event(struct task_struct *task, u32 event,
-		      struct pt_regs *regs)
+static void hwpmc_soft_event(struct task_struct *task, u32 event,
+			     struct pt_regs *regs)
 {
 	if (atomic_read(&soft_npmcs))
 		soft_credit(task, event, 1, regs, true);
 }
 
-/* Process exit hook: count the exiting thread's last CPU time. */
-void hwpmc_soft_exit(struct task_struct *task)
+/* The hooks' events (class op hook_event): never NMI, no locks. */
+static void soft_hook_event(enum hwpmc_kevent ev, struct task_struct *task,
+			    struct pt_regs *regs)
+{
+	switch (ev) {
+	case HWPMC_KEV_SYSCALL:
+		hwpmc_soft_event(task, PMC_SOFT_SYSCALL_ENTER, regs);
+		break;
+	case HWPMC_KEV_FAULT_READ:
+	case HWPMC_KEV_FAULT_WRITE:
+		hwpmc_soft_event(task, PMC_SOFT_PAGE_FAULT_ALL, regs);
+		hwpmc_soft_event(task, ev == HWPMC_KEV_FAULT_WRITE ?
+				 PMC_SOFT_PAGE_FAULT_WRITE :
+				 PMC_SOFT_PAGE_FAULT_READ, regs);
+		break;
+	case HWPMC_KEV_MIGRATE:
+		hwpmc_soft_event(task, PMC_SOFT_SCHED_MIGRATE, regs);
+		break;
+	}
+}
+
+/* Process exit hook (class op task_exit): the last thread's CPU time. */
+static void hwpmc_soft_exit(struct task_struct *task)
 {
 	unsigned long flags;
 
@@ -601,4 +625,7 @@ const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.event_name	= soft_event_name,
 	.max_period	= soft_max_period,
 	.min_period	= soft_min_period,
+	.switch_task	= hwpmc_soft_switch,
+	.task_exit	= hwpmc_soft_exit,
+	.hook_event	= soft_hook_event,
 };

@@ -81,16 +81,18 @@ static void x86_iaf_describe(const struct hwpmc_pmc *pm, char *buf,
 		snprintf(buf, len, "IAF-%u", pm->event);
 }
 
+static const struct hwpmc_x86_class hwpmc_iap_class, hwpmc_iaf_class;
+
 /* AnyThread where the CPU has it (x86/detect.c). */
 static u32 x86_iap_caps(void)
 {
-	return hwpmc_iap_ops->caps |
+	return hwpmc_iap_class.ops.caps |
 	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
 }
 
 static u32 x86_iaf_caps(void)
 {
-	return hwpmc_iaf_ops->caps |
+	return hwpmc_iaf_class.ops.caps |
 	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
 }
 
@@ -163,10 +165,6 @@ static const struct hwpmc_x86_class hwpmc_k8_class = {
 	.hw = &hwpmc_k8_hw,
 };
 
-const struct hwpmc_class_ops *const hwpmc_iap_ops = &hwpmc_iap_class.ops;
-const struct hwpmc_class_ops *const hwpmc_iaf_ops = &hwpmc_iaf_class.ops;
-const struct hwpmc_class_ops *const hwpmc_k8_ops = &hwpmc_k8_class.ops;
-
 #ifdef HWPMC_TESTING
 static char *pmu_model = "";
 module_param(pmu_model, charp, 0444);
@@ -175,8 +173,43 @@ MODULE_PARM_DESC(pmu_model, "Test only: use the software PMU model 'intel', 'int
 
 static bool hwpmc_x86_nmi_registered;
 
-/* Before the classes probe: which PMU, and its NMI handler. */
-int hwpmc_x86_init(void)
+static void hwpmc_x86_fini(void)
+{
+	if (hwpmc_x86_nmi_registered)
+		hwpmc_x86_nmi_fini();
+	hwpmc_x86_nmi_registered = false;
+	hwpmc_x86_rdpmc_fini();
+	hwpmc_x86_test_fini();
+#ifdef HWPMC_TESTING
+	if (hwpmc_pmu != &hwpmc_pmu_native)
+		hwpmc_pmu_model_fini();
+	hwpmc_pmu = &hwpmc_pmu_native;
+#endif
+}
+
+/* Every class an x86 machine may have, in row order; absent ones probe 0. */
+static const struct hwpmc_class_ops *const hwpmc_x86_classes[] = {
+	&hwpmc_tsc_ops,
+	&hwpmc_iap_class.ops,
+	&hwpmc_iaf_class.ops,
+	&hwpmc_k8_class.ops,
+	&hwpmc_soft_ops,
+};
+
+static struct hwpmc_mdep hwpmc_x86_mdep = {
+	.name		= "x86",
+	.classes	= hwpmc_x86_classes,
+	.nclasses	= ARRAY_SIZE(hwpmc_x86_classes),
+	.switch_task	= hwpmc_x86_switch,
+	.fork_task	= hwpmc_x86_fork,
+	.fini		= hwpmc_x86_fini,
+};
+
+/*
+ * The machine, before its classes probe: which PMU ops (native, or the
+ * model in the test flavor), what PMU CPUID describes, its NMI handler.
+ */
+const struct hwpmc_mdep *hwpmc_md_init(void)
 {
 	int err;
 
@@ -187,37 +220,23 @@ int hwpmc_x86_init(void)
 			pr_err("pmu_model=%s: unknown model (intel, intel-nofw, amd, amd-ext, amd-legacy)\n",
 			       pmu_model);
 			hwpmc_pmu = &hwpmc_pmu_native;
-			return -EINVAL;
+			return ERR_PTR(-EINVAL);
 		}
 	}
 #endif
+	hwpmc_x86_test_init();
 	if (hwpmc_x86_detect()) {
 		pr_info("no usable PMU (%s): TSC and SOFT classes only\n",
 			hwpmc_pmu->name);
-		return 0;
+	} else {
+		err = hwpmc_x86_nmi_init();
+		if (err) {
+			hwpmc_x86_fini();
+			return ERR_PTR(err);
+		}
+		hwpmc_x86_nmi_registered = true;
+		hwpmc_x86_rdpmc_init();
 	}
-	err = hwpmc_x86_nmi_init();
-	if (err)
-		return err;
-	hwpmc_x86_nmi_registered = true;
-	hwpmc_x86_rdpmc_init();
-	return 0;
-}
-
-void hwpmc_x86_fini(void)
-{
-	if (hwpmc_x86_nmi_registered)
-		hwpmc_x86_nmi_fini();
-	hwpmc_x86_nmi_registered = false;
-	hwpmc_x86_rdpmc_fini();
-#ifdef HWPMC_TESTING
-	if (hwpmc_pmu != &hwpmc_pmu_native)
-		hwpmc_pmu_model_fini();
-	hwpmc_pmu = &hwpmc_pmu_native;
-#endif
-}
-
-u32 hwpmc_cputype(void)
-{
-	return hwpmc_x86.cputype;
+	hwpmc_x86_mdep.cputype = hwpmc_x86.cputype;
+	return &hwpmc_x86_mdep;
 }
