@@ -14,7 +14,7 @@
 #include <linux/list.h>
 #include <linux/idr.h>
 #include <linux/rcupdate.h>
-#include <linux/workqueue.h>
+#include <linux/string.h>
 #include <linux/hwpmc.h>
 
 struct task_struct;
@@ -78,12 +78,14 @@ enum hwpmc_kevent {
 struct hwpmc_class_ops {
 	const char *name;		/* "TSC", "SOFT", ... */
 	u32 class;			/* PMC_CLASS_* */
-	u32 caps;			/* PMC_CAP_* the class offers */
-	u32 width;			/* counter width in bits */
 	u32 modes;			/* BIT(PMC_MODE_*) it supports */
 	bool shared_row;		/* many system PMCs may share a row */
-	/* Load: number of rows, 0 when the class is absent. */
-	unsigned int (*probe)(void);
+	/*
+	 * Load: the number of rows, 0 when the class is absent; sets
+	 * @cls->width (counter bits) and @cls->caps (the PMC_CAP_* it offers
+	 * on this machine).
+	 */
+	unsigned int (*probe)(struct hwpmc_class *cls);
 	/* Validate the event of a new PMC (hwpmc_sx held). */
 	int (*allocate)(struct hwpmc_pmc *pm,
 			const struct pmc_op_pmcallocate *a);
@@ -105,14 +107,10 @@ struct hwpmc_class_ops {
 	void (*cpu_offline)(unsigned int cpu);
 	/* GETDYNEVENTINFO: the name of event @code, NULL past the end. */
 	const char *(*event_name)(u32 code);
-	/* Optional: the width when it is only known at load. */
-	u32 (*get_width)(void);
-	/* Optional: the capabilities when they are only known at load. */
-	u32 (*get_caps)(void);
 	/* Optional: the name of @pm's event, for logs (else event_name). */
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
-	u64 (*max_period)(void);
+	u64 (*max_period)(const struct hwpmc_class *cls);
 	/*
 	 * Optional: the shortest sampling period of event @event the
 	 * current caller may ask for (process context); shorter is EINVAL.
@@ -143,8 +141,8 @@ struct hwpmc_class {
 	const struct hwpmc_class_ops *ops;
 	unsigned int firstrow;
 	unsigned int nrows;
-	u32 width;
-	u32 caps;			/* PMC_CAP_* on this machine */
+	u32 width;			/* counter bits (probe) */
+	u32 caps;			/* PMC_CAP_* on this machine (probe) */
 };
 
 /* class/: classes any machine may list in its hwpmc_mdep. */
@@ -259,6 +257,12 @@ struct hwpmc_owner {
 	unsigned int nsamplers;		/* sampling PMCs; hwpmc_sx */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
+
+/*
+ * Is every byte of the reserved field @field zero?  The operations fail
+ * with EINVAL when not (an ABI field reserved for later use).
+ */
+#define HWPMC_RESERVED_ZERO(field) (!memchr_inv(&(field), 0, sizeof(field)))
 
 /* The owner's operations hold po->lock (hwpmc_ioctl.c). */
 #define hwpmc_owner_assert_held(po)	lockdep_assert_held(&(po)->lock)

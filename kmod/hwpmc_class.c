@@ -61,8 +61,10 @@ int hwpmc_classes_init(void)
 	for (i = 0; i < md->nclasses && hwpmc_nclass < ARRAY_SIZE(hwpmc_classes);
 	     i++) {
 		const struct hwpmc_class_ops *ops = md->classes[i];
+		struct hwpmc_class *cls = &hwpmc_classes[hwpmc_nclass];
 
-		n = ops->probe();
+		cls->ops = ops;
+		n = ops->probe(cls);
 		if (!n)
 			continue;
 		if (hwpmc_total_rows + n > HWPMC_MAX_ROWS) {
@@ -70,13 +72,8 @@ int hwpmc_classes_init(void)
 				ops->name, n, HWPMC_MAX_ROWS);
 			continue;
 		}
-		hwpmc_classes[hwpmc_nclass].ops = ops;
-		hwpmc_classes[hwpmc_nclass].firstrow = hwpmc_total_rows;
-		hwpmc_classes[hwpmc_nclass].nrows = n;
-		hwpmc_classes[hwpmc_nclass].width = ops->get_width ?
-						    ops->get_width() : ops->width;
-		hwpmc_classes[hwpmc_nclass].caps = ops->get_caps ?
-						   ops->get_caps() : ops->caps;
+		cls->firstrow = hwpmc_total_rows;
+		cls->nrows = n;
 		hwpmc_classes_callbacks(ops);
 		hwpmc_nclass++;
 		hwpmc_total_rows += n;

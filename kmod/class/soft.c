@@ -88,11 +88,6 @@ static atomic_t soft_prof_nts;		/* ... of them process-scope */
 /* The shortest timer period; the longest is the scheduler tick. */
 #define SOFT_PROF_MIN_NS	(10 * NSEC_PER_USEC)
 
-static unsigned int soft_probe(void)
-{
-	return SOFT_NROWS;
-}
-
 static bool soft_is(const struct hwpmc_pmc *pm, u32 event)
 {
 	return pm->cls->ops == &hwpmc_soft_ops && pm->event == event &&
@@ -561,7 +556,7 @@ static void soft_cpu_offline(unsigned int cpu)
 	soft_prof_stop_cpu(cpu);
 }
 
-static u64 soft_max_period(void)
+static u64 soft_max_period(const struct hwpmc_class *cls)
 {
 	return SOFT_MAX_PERIOD;
 }
@@ -588,7 +583,7 @@ static const char *soft_event_name(u32 code)
 }
 
 /* Timers are set up once, at load, before any PMC exists. */
-static unsigned int soft_probe_init(void)
+static unsigned int soft_probe(struct hwpmc_class *cls)
 {
 	unsigned int cpu;
 
@@ -602,18 +597,18 @@ static unsigned int soft_probe_init(void)
 			     HRTIMER_MODE_REL_PINNED);
 		sc->prof.function = soft_prof_fn;
 	}
-	return soft_probe();
+	cls->width = 64;
+	cls->caps = PMC_CAP_READ | PMC_CAP_WRITE | PMC_CAP_INTERRUPT |
+		    PMC_CAP_USER | PMC_CAP_SYSTEM;
+	return SOFT_NROWS;
 }
 
 const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.name		= "SOFT",
 	.class		= PMC_CLASS_SOFT,
-	.caps		= PMC_CAP_READ | PMC_CAP_WRITE | PMC_CAP_INTERRUPT |
-			  PMC_CAP_USER | PMC_CAP_SYSTEM,
-	.width		= 64,
 	.modes		= BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) |
 			  BIT(PMC_MODE_TS) | BIT(PMC_MODE_TC),
-	.probe		= soft_probe_init,
+	.probe		= soft_probe,
 	.allocate	= soft_allocate,
 	.release	= soft_release,
 	.start		= soft_start,

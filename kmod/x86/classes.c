@@ -11,49 +11,25 @@
 
 #include "x86.h"
 
-static unsigned int x86_iap_probe(void)
+/*
+ * Load: the class's counters on this machine, their width, and its
+ * capabilities (AnyThread where the CPU has it, x86/detect.c).
+ */
+static unsigned int x86_probe(struct hwpmc_class *cls)
 {
-	return hwpmc_iap_hw.nctr();
+	const struct hwpmc_x86_class *xcls =
+		container_of(cls->ops, struct hwpmc_x86_class, ops);
+
+	cls->width = xcls->hw->width();
+	cls->caps = xcls->caps;
+	if (xcls->anythread && hwpmc_x86.anythread)
+		cls->caps |= PMC_CAP_ANYTHREAD;
+	return xcls->hw->nctr();
 }
 
-static unsigned int x86_iaf_probe(void)
+static u64 x86_max_period(const struct hwpmc_class *cls)
 {
-	return hwpmc_iaf_hw.nctr();
-}
-
-static unsigned int x86_k8_probe(void)
-{
-	return hwpmc_k8_hw.nctr();
-}
-
-static u32 x86_iap_width(void)
-{
-	return hwpmc_iap_hw.width();
-}
-
-static u32 x86_iaf_width(void)
-{
-	return hwpmc_iaf_hw.width();
-}
-
-static u32 x86_k8_width(void)
-{
-	return hwpmc_k8_hw.width();
-}
-
-static u64 x86_iap_max_period(void)
-{
-	return hwpmc_x86_max_period(&hwpmc_iap_hw);
-}
-
-static u64 x86_iaf_max_period(void)
-{
-	return hwpmc_x86_max_period(&hwpmc_iaf_hw);
-}
-
-static u64 x86_k8_max_period(void)
-{
-	return hwpmc_x86_max_period(&hwpmc_k8_hw);
+	return hwpmc_x86_max_period(hwpmc_x86_hw_of(cls->ops));
 }
 
 /*
@@ -81,21 +57,6 @@ static void x86_iaf_describe(const struct hwpmc_pmc *pm, char *buf,
 		snprintf(buf, len, "IAF-%u", pm->event);
 }
 
-static const struct hwpmc_x86_class hwpmc_iap_class, hwpmc_iaf_class;
-
-/* AnyThread where the CPU has it (x86/detect.c). */
-static u32 x86_iap_caps(void)
-{
-	return hwpmc_iap_class.ops.caps |
-	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
-}
-
-static u32 x86_iaf_caps(void)
-{
-	return hwpmc_iaf_class.ops.caps |
-	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
-}
-
 #define HWPMC_X86_CAPS (PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
 			PMC_CAP_READ | PMC_CAP_WRITE)
 #define HWPMC_X86_MODES (BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) | \
@@ -103,6 +64,8 @@ static u32 x86_iaf_caps(void)
 
 #define HWPMC_X86_OPS							\
 	.modes		= HWPMC_X86_MODES,				\
+	.probe		= x86_probe,					\
+	.max_period	= x86_max_period,				\
 	.allocate	= hwpmc_x86_allocate,				\
 	.release	= hwpmc_x86_release,				\
 	.start		= hwpmc_x86_start,				\
@@ -121,48 +84,37 @@ static const struct hwpmc_x86_class hwpmc_iap_class = {
 	.ops = {
 		.name		= "IAP",
 		.class		= PMC_CLASS_IAP,
-		.caps		= HWPMC_X86_CAPS | PMC_CAP_EDGE |
-				  PMC_CAP_THRESHOLD | PMC_CAP_INVERT |
-				  PMC_CAP_QUALIFIER,
-		.get_caps	= x86_iap_caps,
-		.probe		= x86_iap_probe,
-		.get_width	= x86_iap_width,
 		.describe	= x86_describe,
-		.max_period	= x86_iap_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_iap_hw,
+	.caps = HWPMC_X86_CAPS | PMC_CAP_EDGE | PMC_CAP_THRESHOLD |
+		PMC_CAP_INVERT | PMC_CAP_QUALIFIER,
+	.anythread = true,
 };
 
 static const struct hwpmc_x86_class hwpmc_iaf_class = {
 	.ops = {
 		.name		= "IAF",
 		.class		= PMC_CLASS_IAF,
-		.caps		= HWPMC_X86_CAPS,
-		.get_caps	= x86_iaf_caps,
-		.probe		= x86_iaf_probe,
-		.get_width	= x86_iaf_width,
 		.describe	= x86_iaf_describe,
-		.max_period	= x86_iaf_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_iaf_hw,
+	.caps = HWPMC_X86_CAPS,
+	.anythread = true,
 };
 
 static const struct hwpmc_x86_class hwpmc_k8_class = {
 	.ops = {
 		.name		= "K8",
 		.class		= PMC_CLASS_K8,
-		.caps		= HWPMC_X86_CAPS | PMC_CAP_EDGE |
-				  PMC_CAP_THRESHOLD | PMC_CAP_INVERT |
-				  PMC_CAP_QUALIFIER,
-		.probe		= x86_k8_probe,
-		.get_width	= x86_k8_width,
 		.describe	= x86_describe,
-		.max_period	= x86_k8_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_k8_hw,
+	.caps = HWPMC_X86_CAPS | PMC_CAP_EDGE | PMC_CAP_THRESHOLD |
+		PMC_CAP_INVERT | PMC_CAP_QUALIFIER,
 };
 
 #ifdef HWPMC_TESTING

@@ -367,8 +367,7 @@ u32 hwpmc_x86_evsel_msr(unsigned int i)
 {
 	if (hwpmc_x86.intel)
 		return HWPMC_MSR_IA32_PERFEVTSEL0 + i;
-	return hwpmc_x86.ext_core ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
-				    HWPMC_MSR_K7_EVNTSEL0 + i;
+	return hwpmc_amd_ctl_msr(hwpmc_x86.ext_core, i);
 }
 
 /* The reservation is keyed on IA32_PMCx, not its full-width alias. */

@@ -1161,8 +1161,7 @@ static void st_wr(struct st_ctx *c, const char *what, u32 msr, u64 val,
 static u32 st_sel(struct st_ctx *c, int i)
 {
 	if (c->kind == MODEL_AMD)
-		return model_amd_ext() ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
-					 HWPMC_MSR_K7_EVNTSEL0 + i;
+		return hwpmc_amd_ctl_msr(model_amd_ext(), i);
 	return HWPMC_MSR_IA32_PERFEVTSEL0 + i;
 }
 
@@ -1170,8 +1169,7 @@ static u32 st_sel(struct st_ctx *c, int i)
 static u32 st_ctr(struct st_ctx *c, int i)
 {
 	if (c->kind == MODEL_AMD)
-		return model_amd_ext() ? HWPMC_MSR_F15H_PERF_CTR0 + 2 * i :
-					 HWPMC_MSR_K7_PERFCTR0 + i;
+		return hwpmc_amd_ctr_msr(model_amd_ext(), i);
 	return MODEL_MSR_IA32_A_PMC0 + i;
 }
 

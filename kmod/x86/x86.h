@@ -50,6 +50,8 @@ struct hwpmc_x86_hw {
 struct hwpmc_x86_class {
 	struct hwpmc_class_ops ops;
 	const struct hwpmc_x86_hw *hw;
+	u32 caps;			/* PMC_CAP_* on any CPU */
+	bool anythread;			/* PMC_CAP_ANYTHREAD where the CPU has it */
 };
 
 /* The layout of a hardware class.  Any context, NMI included: no locks. */
