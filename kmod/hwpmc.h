@@ -468,10 +468,17 @@ enum hwpmc_hook {
 int hwpmc_hook_get(enum hwpmc_hook h);
 void hwpmc_hook_put(enum hwpmc_hook h);
 
-/* hwpmc_priv.c: privilege decisions. */
+/* hwpmc_priv.c: privilege decisions (process context, the caller's). */
 bool hwpmc_priv_system(void);		/* non-jailed super-user */
 bool hwpmc_priv_admin(void);		/* PRIV_PMC_MANAGE */
-bool hwpmc_priv_kernel(void);		/* may see kernel mode; process ctx */
+bool hwpmc_priv_kernel(void);		/* may see kernel mode */
+bool hwpmc_priv_system_pmc(u32 mode);	/* a system-scope PMC of @mode */
+bool hwpmc_priv_hw(void);		/* a hardware PMC */
+u64 hwpmc_priv_hw_min_period(void);	/* shortest hardware period */
+bool hwpmc_priv_anythread(void);	/* count the sibling hyperthread */
+int hwpmc_priv_may_attach(struct task_struct *task, bool *priv);
+bool hwpmc_priv_attach_asks_lsm(struct task_struct *task);
+bool hwpmc_priv_may_signal(const struct cred *c, struct task_struct *task);
 void hwpmc_priv_init(void);
 void hwpmc_priv_fini(void);
 int hwpmc_read_sysctl_int(const char *name, int *val);

@@ -366,8 +366,7 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 		return -EINVAL;
 	if (a->pm_caps & ~cls->caps)
 		return -EOPNOTSUPP;
-	if (sys && !hwpmc_priv_system() &&
-	    (a->pm_mode == PMC_MODE_SS || !READ_ONCE(hwpmc_unprivileged_syspmcs)))
+	if (sys && !hwpmc_priv_system_pmc(a->pm_mode))
 		return -EPERM;
 	*clsp = cls;
 	return 0;

@@ -448,7 +448,7 @@ static int x86_allowed(struct hwpmc_pmc *pm, const struct pmc_op_pmcallocate *a,
 		       struct pmc_op_pmcallocate *u)
 {
 	*u = *a;
-	if (!hwpmc_priv_system() && !READ_ONCE(hwpmc_unprivileged_hw))
+	if (!hwpmc_priv_hw())
 		return -EPERM;
 	if (pm->priv_kernel)
 		return 0;
@@ -467,7 +467,7 @@ static int x86_allowed(struct hwpmc_pmc *pm, const struct pmc_op_pmcallocate *a,
  */
 u64 hwpmc_x86_min_period(u32 event)
 {
-	return hwpmc_priv_system() ? 1 : READ_ONCE(hwpmc_min_hw_period);
+	return hwpmc_priv_hw_min_period();
 }
 
 int hwpmc_x86_allocate(struct hwpmc_pmc *pm,
