@@ -4,7 +4,7 @@
  * MSR and RDPMC the backend uses goes through one small ops table: the
  * native one by default, or, in the test flavor of the module only, a
  * software model of the Intel architectural PerfMon v4 and AMD PerfMonV2
- * registers (x86/pmu_model.c).
+ * registers (x86/model/).
  *
  * All ops act on the calling CPU, may be called in NMI context, take no
  * locks and allocate nothing.
