@@ -14,7 +14,7 @@
 #include <linux/list.h>
 #include <linux/idr.h>
 #include <linux/rcupdate.h>
-#include <linux/workqueue.h>
+#include <linux/string.h>
 #include <linux/hwpmc.h>
 
 struct task_struct;
@@ -61,18 +61,31 @@ extern int hwpmc_max_sample_rate;	/* PMIs per second per CPU */
 extern struct mutex hwpmc_sx;
 
 /*
+ * What the per-event hooks (hwpmc_hooks.c) report to the classes that
+ * asked for them with hwpmc_hook_get() (class op hook_event).
+ */
+enum hwpmc_kevent {
+	HWPMC_KEV_SYSCALL,		/* sys_enter of current */
+	HWPMC_KEV_FAULT_READ,		/* a page fault of current: a read */
+	HWPMC_KEV_FAULT_WRITE,		/* ... a write */
+	HWPMC_KEV_MIGRATE,		/* sched_migrate_task: @task, no regs */
+};
+
+/*
  * A class of counters: one const ops table each.  Rows of all classes are
  * numbered contiguously; a class owns [firstrow, firstrow + nrows).
  */
 struct hwpmc_class_ops {
 	const char *name;		/* "TSC", "SOFT", ... */
 	u32 class;			/* PMC_CLASS_* */
-	u32 caps;			/* PMC_CAP_* the class offers */
-	u32 width;			/* counter width in bits */
 	u32 modes;			/* BIT(PMC_MODE_*) it supports */
 	bool shared_row;		/* many system PMCs may share a row */
-	/* Load: number of rows, 0 when the class is absent. */
-	unsigned int (*probe)(void);
+	/*
+	 * Load: the number of rows, 0 when the class is absent; sets
+	 * @cls->width (counter bits) and @cls->caps (the PMC_CAP_* it offers
+	 * on this machine).
+	 */
+	unsigned int (*probe)(struct hwpmc_class *cls);
 	/* Validate the event of a new PMC (hwpmc_sx held). */
 	int (*allocate)(struct hwpmc_pmc *pm,
 			const struct pmc_op_pmcallocate *a);
@@ -94,14 +107,10 @@ struct hwpmc_class_ops {
 	void (*cpu_offline)(unsigned int cpu);
 	/* GETDYNEVENTINFO: the name of event @code, NULL past the end. */
 	const char *(*event_name)(u32 code);
-	/* Optional: the width when it is only known at load. */
-	u32 (*get_width)(void);
-	/* Optional: the capabilities when they are only known at load. */
-	u32 (*get_caps)(void);
 	/* Optional: the name of @pm's event, for logs (else event_name). */
 	void (*describe)(const struct hwpmc_pmc *pm, char *buf, size_t len);
 	/* Optional: the longest sampling period the counter can hold. */
-	u64 (*max_period)(void);
+	u64 (*max_period)(const struct hwpmc_class *cls);
 	/*
 	 * Optional: the shortest sampling period of event @event the
 	 * current caller may ask for (process context); shorter is EINVAL.
@@ -116,30 +125,67 @@ struct hwpmc_class_ops {
 	int (*get_msr)(struct hwpmc_pmc *pm, u32 *index);
 	/* With get_msr: the PMC no longer qualifies for user RDPMC. */
 	void (*revoke_msr)(struct hwpmc_pmc *pm);
+	/*
+	 * Optional: the scheduler's and the kernel's events, called by the
+	 * hooks (hwpmc_hooks.c) through hwpmc_class.c; see
+	 * hwpmc_classes_switch() and the others for each one's context.
+	 */
+	void (*switch_task)(struct task_struct *prev,
+			    struct task_struct *next);
+	void (*task_exit)(struct task_struct *task);
+	void (*hook_event)(enum hwpmc_kevent ev, struct task_struct *task,
+			   struct pt_regs *regs);
 };
 
 struct hwpmc_class {
 	const struct hwpmc_class_ops *ops;
 	unsigned int firstrow;
 	unsigned int nrows;
-	u32 width;
-	u32 caps;			/* PMC_CAP_* on this machine */
+	u32 width;			/* counter bits (probe) */
+	u32 caps;			/* PMC_CAP_* on this machine (probe) */
 };
 
+/* class/: classes any machine may list in its hwpmc_mdep. */
 extern const struct hwpmc_class_ops hwpmc_tsc_ops;
 extern const struct hwpmc_class_ops hwpmc_soft_ops;
-extern const struct hwpmc_class_ops *const hwpmc_iap_ops;
-extern const struct hwpmc_class_ops *const hwpmc_iaf_ops;
-extern const struct hwpmc_class_ops *const hwpmc_k8_ops;
 
-/* x86/: the hardware backend. */
-int hwpmc_x86_init(void);
-void hwpmc_x86_fini(void);
-void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next);
-void hwpmc_x86_fork(struct task_struct *parent, struct task_struct *child);
+/*
+ * The machine-dependent part (FreeBSD's struct pmc_mdep, Linux's
+ * x86_pmu): what the architecture's directory (x86/) hands the core at
+ * load, in one call, hwpmc_md_init(): its classes in row order, the CPU
+ * type, and the callbacks the scheduler hooks make for the machine as a
+ * whole (not per class: its classes share one set of counters).
+ */
+struct hwpmc_mdep {
+	const char *name;				/* "x86" */
+	u32 cputype;					/* PMC_CPU_* */
+	const struct hwpmc_class_ops *const *classes;	/* row order */
+	unsigned int nclasses;
+	/* Optional: sched_switch, after the classes' (same context). */
+	void (*switch_task)(struct task_struct *prev,
+			    struct task_struct *next);
+	/* Optional: sched_process_fork, before the child first runs. */
+	void (*fork_task)(struct task_struct *parent,
+			  struct task_struct *child);
+	/* Undo hwpmc_md_init(), after the classes are gone. */
+	void (*fini)(void);
+};
 
+/*
+ * The architecture's one entry point (x86/classes.c): detect the PMU and
+ * describe the machine; an ERR_PTR if the module cannot load.  Called
+ * once, by hwpmc_classes_init(), which calls its fini at the end.
+ */
+const struct hwpmc_mdep *hwpmc_md_init(void);
+
+/* hwpmc_class.c: the registry of the machine's classes and callbacks. */
 int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);
+void hwpmc_classes_switch(struct task_struct *prev, struct task_struct *next);
+void hwpmc_classes_fork(struct task_struct *parent, struct task_struct *child);
+void hwpmc_classes_task_exit(struct task_struct *task);
+void hwpmc_classes_hook_event(enum hwpmc_kevent ev, struct task_struct *task,
+			      struct pt_regs *regs);
 unsigned int hwpmc_nclasses(void);
 const struct hwpmc_class *hwpmc_class_at(unsigned int i);
 const struct hwpmc_class *hwpmc_class_find(u32 class);
@@ -211,6 +257,12 @@ struct hwpmc_owner {
 	unsigned int nsamplers;		/* sampling PMCs; hwpmc_sx */
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
+
+/*
+ * Is every byte of the reserved field @field zero?  The operations fail
+ * with EINVAL when not (an ABI field reserved for later use).
+ */
+#define HWPMC_RESERVED_ZERO(field) (!memchr_inv(&(field), 0, sizeof(field)))
 
 /* The owner's operations hold po->lock (hwpmc_ioctl.c). */
 #define hwpmc_owner_assert_held(po)	lockdep_assert_held(&(po)->lock)
@@ -416,16 +468,17 @@ enum hwpmc_hook {
 int hwpmc_hook_get(enum hwpmc_hook h);
 void hwpmc_hook_put(enum hwpmc_hook h);
 
-/* class/soft.c: called from the hooks. */
-void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next);
-void hwpmc_soft_event(struct task_struct *task, u32 event,
-		      struct pt_regs *regs);
-void hwpmc_soft_exit(struct task_struct *task);
-
-/* hwpmc_priv.c: privilege decisions. */
+/* hwpmc_priv.c: privilege decisions (process context, the caller's). */
 bool hwpmc_priv_system(void);		/* non-jailed super-user */
 bool hwpmc_priv_admin(void);		/* PRIV_PMC_MANAGE */
-bool hwpmc_priv_kernel(void);		/* may see kernel mode; process ctx */
+bool hwpmc_priv_kernel(void);		/* may see kernel mode */
+bool hwpmc_priv_system_pmc(u32 mode);	/* a system-scope PMC of @mode */
+bool hwpmc_priv_hw(void);		/* a hardware PMC */
+u64 hwpmc_priv_hw_min_period(void);	/* shortest hardware period */
+bool hwpmc_priv_anythread(void);	/* count the sibling hyperthread */
+int hwpmc_priv_may_attach(struct task_struct *task, bool *priv);
+bool hwpmc_priv_attach_asks_lsm(struct task_struct *task);
+bool hwpmc_priv_may_signal(const struct cred *c, struct task_struct *task);
 void hwpmc_priv_init(void);
 void hwpmc_priv_fini(void);
 int hwpmc_read_sysctl_int(const char *name, int *val);
@@ -440,6 +493,7 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int hwpmc_testing_init(void);
 void hwpmc_testing_fini(void);
 void hwpmc_test_attach_window(void);
+struct dentry *hwpmc_testing_dir(void);
 #else
 static inline int hwpmc_testing_init(void)
 {

@@ -6,35 +6,65 @@
 
 #include <linux/kernel.h>
 #include <linux/printk.h>
+#include <linux/err.h>
 
 #include "hwpmc.h"
 
-/* Every class the module knows, in row order.  Absent ones probe to 0. */
-static const struct hwpmc_class_ops *hwpmc_all_classes[] = {
-	&hwpmc_tsc_ops,
-	NULL,			/* IAP */
-	NULL,			/* IAF */
-	NULL,			/* K8 */
-	&hwpmc_soft_ops,
-};
-
+static const struct hwpmc_mdep *hwpmc_md;
 static struct hwpmc_class hwpmc_classes[PMC_CLASS_TABLE_SIZE];
 static unsigned int hwpmc_nclass;
 static unsigned int hwpmc_total_rows;
 
+/*
+ * What the scheduler and event hooks call, fixed at load: filled before
+ * the hooks are attached (hwpmc_hooks_init()) and emptied after they are
+ * detached and every probe has returned, so the hooks read them without
+ * a lock.  A switch costs a call per entry of hwpmc_switch_fns: the
+ * classes' and the machine's that have one (SOFT's, x86's).
+ */
+typedef void (*hwpmc_switch_fn)(struct task_struct *prev,
+				struct task_struct *next);
+#define HWPMC_MAX_CALLBACKS	(PMC_CLASS_TABLE_SIZE + 1)
+static hwpmc_switch_fn hwpmc_switch_fns[HWPMC_MAX_CALLBACKS] __read_mostly;
+static unsigned int hwpmc_nswitch __read_mostly;
+static const struct hwpmc_class_ops *hwpmc_exit_ops[PMC_CLASS_TABLE_SIZE];
+static unsigned int hwpmc_nexit;
+static const struct hwpmc_class_ops *hwpmc_event_ops[PMC_CLASS_TABLE_SIZE];
+static unsigned int hwpmc_nevent;
+
+/* The callbacks of class @ops, in row order. */
+static void hwpmc_classes_callbacks(const struct hwpmc_class_ops *ops)
+{
+	if (ops->switch_task)
+		hwpmc_switch_fns[hwpmc_nswitch++] = ops->switch_task;
+	if (ops->task_exit)
+		hwpmc_exit_ops[hwpmc_nexit++] = ops;
+	if (ops->hook_event)
+		hwpmc_event_ops[hwpmc_nevent++] = ops;
+}
+
+/*
+ * Ask the machine what it has (hwpmc_md_init()) and register its classes,
+ * CPU type and callbacks.  At load, before the hooks.
+ */
 int hwpmc_classes_init(void)
 {
+	const struct hwpmc_mdep *md;
 	unsigned int i, n;
 
+	md = hwpmc_md_init();
+	if (IS_ERR(md))
+		return PTR_ERR(md);
+	hwpmc_md = md;
 	hwpmc_nclass = 0;
 	hwpmc_total_rows = 0;
-	hwpmc_all_classes[1] = hwpmc_iap_ops;
-	hwpmc_all_classes[2] = hwpmc_iaf_ops;
-	hwpmc_all_classes[3] = hwpmc_k8_ops;
-	for (i = 0; i < ARRAY_SIZE(hwpmc_all_classes); i++) {
-		const struct hwpmc_class_ops *ops = hwpmc_all_classes[i];
+	for (i = 0; i < md->nclasses && hwpmc_nclass < ARRAY_SIZE(hwpmc_classes);
+	     i++) {
+		const struct hwpmc_class_ops *ops = md->classes[i];
+		struct hwpmc_class *cls = &hwpmc_classes[hwpmc_nclass];
 
-		n = ops->probe();
+		cls->ops = ops;
+		n = ops->probe(cls);
 		if (!n)
 			continue;
 		if (hwpmc_total_rows + n > HWPMC_MAX_ROWS) {
@@ -42,23 +72,83 @@ int hwpmc_classes_init(void)
 				ops->name, n, HWPMC_MAX_ROWS);
 			continue;
 		}
-		hwpmc_classes[hwpmc_nclass].ops = ops;
-		hwpmc_classes[hwpmc_nclass].firstrow = hwpmc_total_rows;
-		hwpmc_classes[hwpmc_nclass].nrows = n;
-		hwpmc_classes[hwpmc_nclass].width = ops->get_width ?
-						    ops->get_width() : ops->width;
-		hwpmc_classes[hwpmc_nclass].caps = ops->get_caps ?
-						   ops->get_caps() : ops->caps;
+		cls->firstrow = hwpmc_total_rows;
+		cls->nrows = n;
+		hwpmc_classes_callbacks(ops);
 		hwpmc_nclass++;
 		hwpmc_total_rows += n;
 	}
+	if (md->switch_task)
+		hwpmc_switch_fns[hwpmc_nswitch++] = md->switch_task;
 	return 0;
 }
 
+/* At unload, once the hooks are detached. */
 void hwpmc_classes_fini(void)
 {
+	hwpmc_nswitch = 0;
+	hwpmc_nexit = 0;
+	hwpmc_nevent = 0;
 	hwpmc_nclass = 0;
 	hwpmc_total_rows = 0;
+	if (hwpmc_md)
+		hwpmc_md->fini();
+	hwpmc_md = NULL;
+}
+
+/* The machine's PMC_CPU_* (GETCPUINFO, the log's INITIALIZE record). */
+u32 hwpmc_cputype(void)
+{
+	return hwpmc_md->cputype;
+}
+
+/*
+ * sched_switch: IRQs off, the runqueue locked, @prev is current.  Each
+ * callback takes no lock that may be held around a switch, allocates
+ * nothing and does not sleep; an NMI may interrupt it.
+ */
+void hwpmc_classes_switch(struct task_struct *prev, struct task_struct *next)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nswitch; i++)
+		hwpmc_switch_fns[i](prev, next);
+}
+
+/*
+ * sched_process_fork, before @child first runs: tracepoint context (the
+ * parent's process context, locks of fork held): no sleeping.
+ */
+void hwpmc_classes_fork(struct task_struct *parent, struct task_struct *child)
+{
+	if (hwpmc_md->fork_task)
+		hwpmc_md->fork_task(parent, child);
+}
+
+/*
+ * The last thread of a monitored process exits (sched_process_exit, the
+ * exiting task is current), before its targets go: no sleeping.
+ */
+void hwpmc_classes_task_exit(struct task_struct *task)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nexit; i++)
+		hwpmc_exit_ops[i]->task_exit(task);
+}
+
+/*
+ * A per-event hook fired (syscall entry, page fault: current, in its
+ * context; migration: any task, from the scheduler, IRQs off).  Never
+ * NMI; no locks.
+ */
+void hwpmc_classes_hook_event(enum hwpmc_kevent ev, struct task_struct *task,
+			      struct pt_regs *regs)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nevent; i++)
+		hwpmc_event_ops[i]->hook_event(ev, task, regs);
 }
 
 unsigned int hwpmc_nclasses(void)

@@ -21,14 +21,17 @@
 
 #include "hwpmc.h"
 
-/* sched_switch: IRQs off, runqueue locked.  No sleeping, no allocation. */
+/*
+ * sched_switch: IRQs off, runqueue locked.  No sleeping, no allocation:
+ * the classes' and the machine's callbacks (hwpmc_classes_switch()), then
+ * the process records.
+ */
 static void hwpmc_probe_switch(void *data, bool preempt,
 			       struct task_struct *prev,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	hwpmc_soft_switch(prev, next);
-	hwpmc_x86_switch(prev, next);
+	hwpmc_classes_switch(prev, next);
 	hwpmc_proc_switch(prev, next);
 }
 
@@ -38,7 +41,7 @@ static void hwpmc_probe_fork(void *data, struct task_struct *parent,
 	struct hwpmc_owner *logged[HWPMC_FORK_MAXLOGS];
 	unsigned int n;
 
-	hwpmc_x86_fork(parent, child);		/* RDPMC is not inherited */
+	hwpmc_classes_fork(parent, child);	/* e.g. RDPMC is not inherited */
 	n = hwpmc_proc_fork(parent, child, logged);
 
 	/* One PROCFORK per log: system samplers skip those just written. */
@@ -70,7 +73,7 @@ static void hwpmc_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 static void hwpmc_probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	hwpmc_soft_event(current, PMC_SOFT_SYSCALL_ENTER, regs);
+	hwpmc_classes_hook_event(HWPMC_KEV_SYSCALL, current, regs);
 }
 
 /*
@@ -88,16 +91,15 @@ static void hwpmc_probe_page_fault(void *data, unsigned long address,
 {
 	if (pagefault_disabled())
 		return;
-	hwpmc_soft_event(current, PMC_SOFT_PAGE_FAULT_ALL, regs);
-	hwpmc_soft_event(current, (error_code & X86_PF_WRITE) ?
-			 PMC_SOFT_PAGE_FAULT_WRITE : PMC_SOFT_PAGE_FAULT_READ,
-			 regs);
+	hwpmc_classes_hook_event((error_code & X86_PF_WRITE) ?
+				 HWPMC_KEV_FAULT_WRITE : HWPMC_KEV_FAULT_READ,
+				 current, regs);
 }
 
 static void hwpmc_probe_migrate(void *data, struct task_struct *task,
 				int dest_cpu)
 {
-	hwpmc_soft_event(task, PMC_SOFT_SCHED_MIGRATE, NULL);
+	hwpmc_classes_hook_event(HWPMC_KEV_MIGRATE, task, NULL);
 }
 
 struct hwpmc_tp {

@@ -9,16 +9,12 @@
 
 #include "hwpmc.h"
 
-/* Fail with EINVAL unless every byte of a reserved area is zero. */
-#define HWPMC_RESERVED_ZERO(field) \
-	(memchr_inv(&(field), 0, sizeof(field)) ? -EINVAL : 0)
-
 static int hwpmc_op_getmoduleversion(struct hwpmc_owner *po,
 				     struct pmc_op_getmoduleversion *a)
 {
 	u32 theirs = a->pm_version;
 
-	if (HWPMC_RESERVED_ZERO(a->pm_reserved))
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
 		return -EINVAL;
 	a->pm_version = HWPMC_VERSION;
 	if (theirs && HWPMC_VERSION_TO_MAJOR(theirs) != HWPMC_VERSION_MAJOR)
@@ -79,7 +75,7 @@ static int hwpmc_op_getdyneventinfo(struct hwpmc_owner *po,
 	struct pmc_dyn_event_descr __user *uev;
 	u32 n = 0, i;
 
-	if (memchr_inv(a->pm_reserved, 0, sizeof(a->pm_reserved)))
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
 		return -EINVAL;
 	if (!cls || !cls->ops->event_name)
 		return -EINVAL;

@@ -863,7 +863,7 @@ int hwpmc_op_configurelog(struct hwpmc_owner *po,
 {
 	int err;
 
-	if (a->pm_flags || memchr_inv(a->pm_reserved, 0, sizeof(a->pm_reserved)))
+	if (a->pm_flags || !HWPMC_RESERVED_ZERO(a->pm_reserved))
 		return -EINVAL;
 	mutex_lock(&po->log_lock);
 	if (a->pm_logfd >= 0)

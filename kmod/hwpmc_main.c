@@ -377,26 +377,20 @@ void hwpmc_owner_exit(struct task_struct *task)
 
 /*
  * May an owner opened by @pid signal @task (that process) with SIGIO?  As
- * for fcntl(F_SETOWN)'s SIGIO (sigio_perm()), the credentials are those
- * the opener had when it opened: root, or its real or effective uid equal
- * to the real or saved uid of the process now.  An opener that became
- * another user since (a set-uid exec) is not signalled.  RCU held.
+ * for fcntl(F_SETOWN)'s SIGIO, the credentials are those the opener had
+ * when it opened (hwpmc_priv_may_signal()): an opener that became another
+ * user since (a set-uid exec) is not signalled.  RCU held.
  */
 bool hwpmc_owner_may_signal(struct pid *pid, struct task_struct *task)
 {
-	const struct cred *tc = __task_cred(task);
 	struct hwpmc_owner *po;
 	bool ok = false;
 
 	raw_spin_lock(&hwpmc_owners_lock);
 	hlist_for_each_entry(po, hwpmc_owner_bucket(pid), onode) {
-		const struct cred *c = po->cred;
-
 		if (po->pid != pid)
 			continue;
-		if (uid_eq(c->euid, GLOBAL_ROOT_UID) ||
-		    uid_eq(c->euid, tc->suid) || uid_eq(c->euid, tc->uid) ||
-		    uid_eq(c->uid, tc->suid) || uid_eq(c->uid, tc->uid)) {
+		if (hwpmc_priv_may_signal(po->cred, task)) {
 			ok = true;
 			break;
 		}
@@ -508,12 +502,9 @@ static int __init hwpmc_init(void)
 	if (err)
 		goto out_wq;
 	hwpmc_priv_init();
-	err = hwpmc_x86_init();
-	if (err)
-		goto out_testing;
 	err = hwpmc_classes_init();
 	if (err)
-		goto out_x86;
+		goto out_testing;
 	err = hwpmc_rows_init();
 	if (err)
 		goto out_classes;
@@ -560,8 +551,6 @@ out_rows:
 	hwpmc_rows_fini();
 out_classes:
 	hwpmc_classes_fini();
-out_x86:
-	hwpmc_x86_fini();
 out_testing:
 	hwpmc_priv_fini();
 	hwpmc_testing_fini();
@@ -589,7 +578,6 @@ static void __exit hwpmc_exit(void)
 	hwpmc_proc_fini();
 	hwpmc_rows_fini();
 	hwpmc_classes_fini();
-	hwpmc_x86_fini();
 	hwpmc_priv_fini();
 	hwpmc_testing_fini();
 }

@@ -25,8 +25,6 @@
 #include "hwpmc.h"
 #include "compat/compat.h"
 
-#define HWPMC_RESERVED_ZERO(field) (!memchr_inv(&(field), 0, sizeof(field)))
-
 /*
  * A row: the counters at one hardware address on every CPU.  disp > 0
  * counts the process-scope PMCs using it (PMC_DISP_THREAD); disp < 0
@@ -327,7 +325,7 @@ static bool hwpmc_period_ok(const struct hwpmc_class *cls, u32 event,
 {
 	if (cls->ops->min_period && period < cls->ops->min_period(event))
 		return false;
-	return !cls->ops->max_period || period <= cls->ops->max_period();
+	return !cls->ops->max_period || period <= cls->ops->max_period(cls);
 }
 
 /* Validate a PMCALLOCATE request before anything is claimed. */
@@ -368,8 +366,7 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 		return -EINVAL;
 	if (a->pm_caps & ~cls->caps)
 		return -EOPNOTSUPP;
-	if (sys && !hwpmc_priv_system() &&
-	    (a->pm_mode == PMC_MODE_SS || !READ_ONCE(hwpmc_unprivileged_syspmcs)))
+	if (sys && !hwpmc_priv_system_pmc(a->pm_mode))
 		return -EPERM;
 	*clsp = cls;
 	return 0;

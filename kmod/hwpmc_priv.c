@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwpmc: privilege.  FreeBSD's "non-jailed super-user" is a capability in
- * the initial user namespace: capable() checks exactly that, so root in a
- * container (a non-initial user namespace) is treated as jailed.
+ * hwpmc: privilege, every decision of who may do what in one place (the
+ * callers ask, the policy is here).  FreeBSD's "non-jailed super-user" is
+ * a capability in the initial user namespace: capable() checks exactly
+ * that, so root in a container (a non-initial user namespace) is treated
+ * as jailed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +19,8 @@
 #include <linux/pid_namespace.h>
 #include <linux/cred.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/task.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -31,6 +35,128 @@ bool hwpmc_priv_system(void)
 bool hwpmc_priv_admin(void)
 {
 	return capable(CAP_SYS_ADMIN);
+}
+
+/* May the caller attach to any process (CAP_SYS_PTRACE, CAP_PERFMON)? */
+static bool hwpmc_priv_attach_any(void)
+{
+	return capable(CAP_SYS_PTRACE) || hwpmc_priv_system();
+}
+
+/*
+ * The unprivileged rule for attaching to @task: itself, or, with
+ * kernel.hwpmc.unprivileged_proc_debug, what the caller could debug: its
+ * real uid and gid equal @task's real, effective and saved ids, and @task
+ * is dumpable (kernel threads never are).  RCU held; does not sleep.
+ */
+static bool hwpmc_priv_may_debug(struct task_struct *task)
+{
+	const struct cred *me = current_cred(), *tc = __task_cred(task);
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return true;
+	if (!READ_ONCE(hwpmc_unprivileged_proc_debug))
+		return false;
+	if (!uid_eq(me->uid, tc->euid) || !uid_eq(me->uid, tc->suid) ||
+	    !uid_eq(me->uid, tc->uid) || !gid_eq(me->gid, tc->egid) ||
+	    !gid_eq(me->gid, tc->sgid) || !gid_eq(me->gid, tc->gid))
+		return false;
+	task_lock(task);
+	ok = task->mm && !(task->flags & PF_KTHREAD) &&
+	     get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+
+/*
+ * May the caller attach a PMC to @task?  hwpmc(4): a non-jailed super-user
+ * may attach to anything; others only to what they could debug, and only
+ * to themselves when kernel.hwpmc.unprivileged_proc_debug is 0.  "Could
+ * debug" is the ptrace credential rule: the caller's real uid and gid equal
+ * the target's real, effective and saved ids, and the target is dumpable.
+ * *priv tells whether the caller is privileged (and so keeps the target
+ * across a set-id exec).  The LSM's word is asked separately
+ * (hwpmc_priv_lsm_may_read()); both must allow.
+ */
+int hwpmc_priv_may_attach(struct task_struct *task, bool *priv)
+{
+	bool ok;
+
+	*priv = false;
+	if (same_thread_group(task, current))
+		return 0;
+	if (hwpmc_priv_attach_any()) {
+		*priv = true;
+		return 0;
+	}
+	rcu_read_lock();
+	ok = hwpmc_priv_may_debug(task);
+	rcu_read_unlock();
+	return ok ? 0 : -EPERM;
+}
+
+/*
+ * Must the LSM ptrace policy (hwpmc_priv_lsm_may_read()) be asked before
+ * the caller attaches to @task?  Not for CAP_PERFMON (as perf), nor for
+ * the caller's own process.
+ */
+bool hwpmc_priv_attach_asks_lsm(struct task_struct *task)
+{
+	return !hwpmc_priv_system() && !same_thread_group(task, current);
+}
+
+/*
+ * May the caller allocate a system-scope PMC of @mode?  Counting: the
+ * super-user, or anyone with kernel.hwpmc.unprivileged_syspmcs; sampling:
+ * the super-user only.
+ */
+bool hwpmc_priv_system_pmc(u32 mode)
+{
+	return hwpmc_priv_system() ||
+	       (mode == PMC_MODE_SC && READ_ONCE(hwpmc_unprivileged_syspmcs));
+}
+
+/*
+ * May the caller allocate a hardware PMC (which reserves every counter
+ * of the PMU from perf, KVM and the NMI watchdog while it lives)?
+ * CAP_PERFMON, or anyone with kernel.hwpmc.unprivileged_hw.
+ */
+bool hwpmc_priv_hw(void)
+{
+	return hwpmc_priv_system() || READ_ONCE(hwpmc_unprivileged_hw);
+}
+
+/*
+ * The shortest hardware sampling period the caller may ask for: any for
+ * CAP_PERFMON, kernel.hwpmc.min_hw_period for others.  Process context.
+ */
+u64 hwpmc_priv_hw_min_period(void)
+{
+	return hwpmc_priv_system() ? 1 : READ_ONCE(hwpmc_min_hw_period);
+}
+
+/*
+ * May the caller count the other hyperthread of the core too (Intel's
+ * AnyThread), whoever runs there?  The privilege of system-scope PMCs.
+ */
+bool hwpmc_priv_anythread(void)
+{
+	return hwpmc_priv_system();
+}
+
+/*
+ * May an owner whose opener had credentials @c signal @task with SIGIO?
+ * As for fcntl(F_SETOWN)'s SIGIO (sigio_perm()): root, or its real or
+ * effective uid equal to the real or saved uid of @task.  RCU held.
+ */
+bool hwpmc_priv_may_signal(const struct cred *c, struct task_struct *task)
+{
+	const struct cred *tc = __task_cred(task);
+
+	return uid_eq(c->euid, GLOBAL_ROOT_UID) ||
+	       uid_eq(c->euid, tc->suid) || uid_eq(c->euid, tc->uid) ||
+	       uid_eq(c->uid, tc->suid) || uid_eq(c->uid, tc->uid);
 }
 
 /*

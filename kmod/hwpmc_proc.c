@@ -382,65 +382,6 @@ static bool hwpmc_is_descendant(struct task_struct *p,
 	}
 }
 
-/* May the caller attach to any process (CAP_SYS_PTRACE, CAP_PERFMON)? */
-static bool hwpmc_caller_privileged(void)
-{
-	return capable(CAP_SYS_PTRACE) || hwpmc_priv_system();
-}
-
-/*
- * The unprivileged rule for attaching to @task: itself, or, with
- * kernel.hwpmc.unprivileged_proc_debug, what the caller could debug: its
- * real uid and gid equal @task's real, effective and saved ids, and @task
- * is dumpable (kernel threads never are).  RCU held; does not sleep.
- */
-static bool hwpmc_may_debug(struct task_struct *task)
-{
-	const struct cred *me = current_cred(), *tc = __task_cred(task);
-	bool ok;
-
-	if (same_thread_group(task, current))
-		return true;
-	if (!READ_ONCE(hwpmc_unprivileged_proc_debug))
-		return false;
-	if (!uid_eq(me->uid, tc->euid) || !uid_eq(me->uid, tc->suid) ||
-	    !uid_eq(me->uid, tc->uid) || !gid_eq(me->gid, tc->egid) ||
-	    !gid_eq(me->gid, tc->sgid) || !gid_eq(me->gid, tc->gid))
-		return false;
-	task_lock(task);
-	ok = task->mm && !(task->flags & PF_KTHREAD) &&
-	     get_dumpable(task->mm) == SUID_DUMP_USER;
-	task_unlock(task);
-	return ok;
-}
-
-/*
- * May the caller attach a PMC to @task?  hwpmc(4): a non-jailed super-user
- * may attach to anything; others only to what they could debug, and only
- * to themselves when kernel.hwpmc.unprivileged_proc_debug is 0.  "Could
- * debug" is the ptrace credential rule: the caller's real uid and gid equal
- * the target's real, effective and saved ids, and the target is dumpable.
- * *priv tells whether the caller is privileged (and so keeps the target
- * across a set-id exec).  The LSM's word is asked separately
- * (hwpmc_priv_lsm_may_read()); both must allow.
- */
-static int hwpmc_can_attach(struct task_struct *task, bool *priv)
-{
-	bool ok;
-
-	*priv = false;
-	if (same_thread_group(task, current))
-		return 0;
-	if (hwpmc_caller_privileged()) {
-		*priv = true;
-		return 0;
-	}
-	rcu_read_lock();
-	ok = hwpmc_may_debug(task);
-	rcu_read_unlock();
-	return ok ? 0 : -EPERM;
-}
-
 /* Link @pm to @task's process alone (process context). */
 static int hwpmc_attach_one(struct hwpmc_pmc *pm, struct task_struct *task,
 			    bool priv)
@@ -476,7 +417,7 @@ static int hwpmc_attach_one(struct hwpmc_pmc *pm, struct task_struct *task,
 static int hwpmc_attach_task(struct hwpmc_pmc *pm, struct task_struct *task)
 {
 	struct rw_semaphore *lock = &task->signal->exec_update_lock;
-	bool lsm = !hwpmc_priv_system() && !same_thread_group(task, current);
+	bool lsm = hwpmc_priv_attach_asks_lsm(task);
 	bool priv;
 	u64 gen;
 	int err;
@@ -499,7 +440,7 @@ static int hwpmc_attach_task(struct hwpmc_pmc *pm, struct task_struct *task)
 			return -EINTR;
 		cond_resched();
 	}
-	err = hwpmc_can_attach(task, &priv);
+	err = hwpmc_priv_may_attach(task, &priv);
 	if (!err) {
 		hwpmc_test_attach_window();	/* test flavor only */
 		err = hwpmc_attach_one(pm, task, priv);
@@ -628,7 +569,7 @@ static void hwpmc_attach_descendants(struct hwpmc_pmc *pm,
 /*
  * PMCATTACH, and PMCSTART of a PMC never attached (@task is then the
  * owner): check that the caller may attach to @task (the LSM ptrace
- * policy, and hwpmc_can_attach()) and attach, with PMC_F_DESCENDANTS to
+ * policy, and hwpmc_priv_may_attach()) and attach, with PMC_F_DESCENDANTS to
  * every current descendant too.  Owner lock held, no other lock.
  * Lock order: owner lock, exec_update_lock, hwpmc_proc_lock.
  */
@@ -840,7 +781,7 @@ void hwpmc_proc_exit(struct task_struct *task)
 	if (!pp)
 		return;
 	/* Count what the last thread did up to here. */
-	hwpmc_soft_exit(task);
+	hwpmc_classes_task_exit(task);
 	raw_spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
 	if (pp) {

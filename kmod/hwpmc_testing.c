@@ -9,10 +9,8 @@
  *  test_attach_delay_ms  sleep this long in PMCATTACH between the
  *                        permission check and the link (exec_test races
  *                        a set-id exec into that window)
- *  debugfs hwpmc-test/hold_perfctr
- *                        write 1: take counter 0 through the kernel's
- *                        reservation protocol, as perf (or the NMI
- *                        watchdog) would; write 0: give it back
+ *  debugfs hwpmc-test/    the directory of these triggers and the
+ *                        backends' (x86/test_hold.c: hold_perfctr)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,13 +18,10 @@
 #include <linux/moduleparam.h>
 #include <linux/bug.h>
 #include <linux/debugfs.h>
-#include <linux/mutex.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
-#include <asm/nmi.h>
 
 #include "hwpmc.h"
-#include "x86/x86.h"
 
 static bool test_warn;
 module_param(test_warn, bool, 0444);
@@ -52,39 +47,12 @@ void hwpmc_test_attach_window(void)
 }
 
 static struct dentry *hwpmc_test_dir;
-static bool hwpmc_test_holding;
-static DEFINE_MUTEX(hwpmc_test_lock);
 
-static int hold_get(void *data, u64 *val)
+/* debugfs hwpmc-test/: the backends' test triggers go there too. */
+struct dentry *hwpmc_testing_dir(void)
 {
-	*val = hwpmc_test_holding;
-	return 0;
+	return hwpmc_test_dir;
 }
-
-static int hold_set(void *data, u64 val)
-{
-	int err = 0;
-
-	mutex_lock(&hwpmc_test_lock);
-	if (val && !hwpmc_test_holding) {
-		if (!reserve_perfctr_nmi(hwpmc_x86_perfctr_msr(0))) {
-			err = -EBUSY;
-		} else if (!reserve_evntsel_nmi(hwpmc_x86_evsel_msr(0))) {
-			release_perfctr_nmi(hwpmc_x86_perfctr_msr(0));
-			err = -EBUSY;
-		} else {
-			hwpmc_test_holding = true;
-		}
-	} else if (!val && hwpmc_test_holding) {
-		release_evntsel_nmi(hwpmc_x86_evsel_msr(0));
-		release_perfctr_nmi(hwpmc_x86_perfctr_msr(0));
-		hwpmc_test_holding = false;
-	}
-	mutex_unlock(&hwpmc_test_lock);
-	return err;
-}
-
-DEFINE_DEBUGFS_ATTRIBUTE(hold_fops, hold_get, hold_set, "%llu\n");
 
 int hwpmc_testing_init(void)
 {
@@ -92,13 +60,10 @@ int hwpmc_testing_init(void)
 	if (test_leak)
 		test_leak_cookie = ~(unsigned long)kmalloc(64, GFP_KERNEL);
 	hwpmc_test_dir = debugfs_create_dir("hwpmc-test", NULL);
-	debugfs_create_file_unsafe("hold_perfctr", 0600, hwpmc_test_dir, NULL,
-				   &hold_fops);
 	return 0;
 }
 
 void hwpmc_testing_fini(void)
 {
 	debugfs_remove_recursive(hwpmc_test_dir);
-	hold_set(NULL, 0);
 }

@@ -88,11 +88,6 @@ static atomic_t soft_prof_nts;		/* ... of them process-scope */
 /* The shortest timer period; the longest is the scheduler tick. */
 #define SOFT_PROF_MIN_NS	(10 * NSEC_PER_USEC)
 
-static unsigned int soft_probe(void)
-{
-	return SOFT_NROWS;
-}
-
 static bool soft_is(const struct hwpmc_pmc *pm, u32 event)
 {
 	return pm->cls->ops == &hwpmc_soft_ops && pm->event == event &&
@@ -276,8 +271,11 @@ static void soft_prof_arm(struct soft_cpu *sc)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* sched_switch (IRQs off, runqueue locked): CLOCK.PROF, SCHED.SWITCH. */
-void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
+/*
+ * sched_switch (IRQs off, runqueue locked; class op switch_task):
+ * CLOCK.PROF, SCHED.SWITCH.
+ */
+static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
@@ -299,15 +297,36 @@ void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
  * Page faults, syscalls, migrations: one event of @task, counted by the
  * system-scope PMCs of the CPU that saw it.
  */
-void hwpmc_soft_event(struct task_struct *task, u32 event,
-		      struct pt_regs *regs)
+static void hwpmc_soft_event(struct task_struct *task, u32 event,
+			     struct pt_regs *regs)
 {
 	if (atomic_read(&soft_npmcs))
 		soft_credit(task, event, 1, regs, true);
 }
 
-/* Process exit hook: count the exiting thread's last CPU time. */
-void hwpmc_soft_exit(struct task_struct *task)
+/* The hooks' events (class op hook_event): never NMI, no locks. */
+static void soft_hook_event(enum hwpmc_kevent ev, struct task_struct *task,
+			    struct pt_regs *regs)
+{
+	switch (ev) {
+	case HWPMC_KEV_SYSCALL:
+		hwpmc_soft_event(task, PMC_SOFT_SYSCALL_ENTER, regs);
+		break;
+	case HWPMC_KEV_FAULT_READ:
+	case HWPMC_KEV_FAULT_WRITE:
+		hwpmc_soft_event(task, PMC_SOFT_PAGE_FAULT_ALL, regs);
+		hwpmc_soft_event(task, ev == HWPMC_KEV_FAULT_WRITE ?
+				 PMC_SOFT_PAGE_FAULT_WRITE :
+				 PMC_SOFT_PAGE_FAULT_READ, regs);
+		break;
+	case HWPMC_KEV_MIGRATE:
+		hwpmc_soft_event(task, PMC_SOFT_SCHED_MIGRATE, regs);
+		break;
+	}
+}
+
+/* Process exit hook (class op task_exit): the last thread's CPU time. */
+static void hwpmc_soft_exit(struct task_struct *task)
 {
 	unsigned long flags;
 
@@ -538,7 +557,7 @@ static void soft_cpu_offline(unsigned int cpu)
 	soft_prof_stop_cpu(cpu);
 }
 
-static u64 soft_max_period(void)
+static u64 soft_max_period(const struct hwpmc_class *cls)
 {
 	return SOFT_MAX_PERIOD;
 }
@@ -570,7 +589,7 @@ static const char *soft_event_name(u32 code)
  * so marked runs in a softirq thread: its current and get_irq_regs() would
  * be that thread's, not the interrupted task's.
  */
-static unsigned int soft_probe_init(void)
+static unsigned int soft_probe(struct hwpmc_class *cls)
 {
 	unsigned int cpu;
 
@@ -584,18 +603,18 @@ static unsigned int soft_probe_init(void)
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		sc->prof.function = soft_prof_fn;
 	}
-	return soft_probe();
+	cls->width = 64;
+	cls->caps = PMC_CAP_READ | PMC_CAP_WRITE | PMC_CAP_INTERRUPT |
+		    PMC_CAP_USER | PMC_CAP_SYSTEM;
+	return SOFT_NROWS;
 }
 
 const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.name		= "SOFT",
 	.class		= PMC_CLASS_SOFT,
-	.caps		= PMC_CAP_READ | PMC_CAP_WRITE | PMC_CAP_INTERRUPT |
-			  PMC_CAP_USER | PMC_CAP_SYSTEM,
-	.width		= 64,
 	.modes		= BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) |
 			  BIT(PMC_MODE_TS) | BIT(PMC_MODE_TC),
-	.probe		= soft_probe_init,
+	.probe		= soft_probe,
 	.allocate	= soft_allocate,
 	.release	= soft_release,
 	.start		= soft_start,
@@ -607,4 +626,7 @@ const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.event_name	= soft_event_name,
 	.max_period	= soft_max_period,
 	.min_period	= soft_min_period,
+	.switch_task	= hwpmc_soft_switch,
+	.task_exit	= hwpmc_soft_exit,
+	.hook_event	= soft_hook_event,
 };

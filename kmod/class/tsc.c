@@ -10,8 +10,10 @@
 
 #include "../hwpmc.h"
 
-static unsigned int tsc_probe(void)
+static unsigned int tsc_probe(struct hwpmc_class *cls)
 {
+	cls->width = 64;
+	cls->caps = PMC_CAP_READ;
 	return boot_cpu_has(X86_FEATURE_TSC) ? 1 : 0;
 }
 
@@ -41,8 +43,6 @@ static void tsc_write(struct hwpmc_pmc *pm, u64 value)
 const struct hwpmc_class_ops hwpmc_tsc_ops = {
 	.name		= "TSC",
 	.class		= PMC_CLASS_TSC,
-	.caps		= PMC_CAP_READ,
-	.width		= 64,
 	.modes		= BIT(PMC_MODE_SC),
 	.shared_row	= true,
 	.probe		= tsc_probe,

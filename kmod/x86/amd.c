@@ -12,17 +12,13 @@
 /* NMI context too. */
 static u32 k8_ctr_msr(unsigned int i)
 {
-	return hwpmc_x86.ext_core ? HWPMC_MSR_F15H_PERF_CTR0 + 2 * i :
-				    HWPMC_MSR_K7_PERFCTR0 + i;
+	return hwpmc_amd_ctr_msr(hwpmc_x86.ext_core, i);
 }
 
 /* IRQs off, on the counter's CPU. */
 static void k8_control(unsigned int i, u64 ctl)
 {
-	u32 msr = hwpmc_x86.ext_core ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
-				       HWPMC_MSR_K7_EVNTSEL0 + i;
-
-	hwpmc_pmu->write_msr(msr, ctl);
+	hwpmc_pmu->write_msr(hwpmc_amd_ctl_msr(hwpmc_x86.ext_core, i), ctl);
 }
 
 static unsigned int k8_nctr(void)

@@ -11,49 +11,25 @@
 
 #include "x86.h"
 
-static unsigned int x86_iap_probe(void)
+/*
+ * Load: the class's counters on this machine, their width, and its
+ * capabilities (AnyThread where the CPU has it, x86/detect.c).
+ */
+static unsigned int x86_probe(struct hwpmc_class *cls)
 {
-	return hwpmc_iap_hw.nctr();
+	const struct hwpmc_x86_class *xcls =
+		container_of(cls->ops, struct hwpmc_x86_class, ops);
+
+	cls->width = xcls->hw->width();
+	cls->caps = xcls->caps;
+	if (xcls->anythread && hwpmc_x86.anythread)
+		cls->caps |= PMC_CAP_ANYTHREAD;
+	return xcls->hw->nctr();
 }
 
-static unsigned int x86_iaf_probe(void)
+static u64 x86_max_period(const struct hwpmc_class *cls)
 {
-	return hwpmc_iaf_hw.nctr();
-}
-
-static unsigned int x86_k8_probe(void)
-{
-	return hwpmc_k8_hw.nctr();
-}
-
-static u32 x86_iap_width(void)
-{
-	return hwpmc_iap_hw.width();
-}
-
-static u32 x86_iaf_width(void)
-{
-	return hwpmc_iaf_hw.width();
-}
-
-static u32 x86_k8_width(void)
-{
-	return hwpmc_k8_hw.width();
-}
-
-static u64 x86_iap_max_period(void)
-{
-	return hwpmc_x86_max_period(&hwpmc_iap_hw);
-}
-
-static u64 x86_iaf_max_period(void)
-{
-	return hwpmc_x86_max_period(&hwpmc_iaf_hw);
-}
-
-static u64 x86_k8_max_period(void)
-{
-	return hwpmc_x86_max_period(&hwpmc_k8_hw);
+	return hwpmc_x86_max_period(hwpmc_x86_hw_of(cls->ops));
 }
 
 /*
@@ -81,19 +57,6 @@ static void x86_iaf_describe(const struct hwpmc_pmc *pm, char *buf,
 		snprintf(buf, len, "IAF-%u", pm->event);
 }
 
-/* AnyThread where the CPU has it (x86/detect.c). */
-static u32 x86_iap_caps(void)
-{
-	return hwpmc_iap_ops->caps |
-	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
-}
-
-static u32 x86_iaf_caps(void)
-{
-	return hwpmc_iaf_ops->caps |
-	       (hwpmc_x86.anythread ? PMC_CAP_ANYTHREAD : 0);
-}
-
 #define HWPMC_X86_CAPS (PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM | \
 			PMC_CAP_READ | PMC_CAP_WRITE)
 #define HWPMC_X86_MODES (BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) | \
@@ -101,6 +64,8 @@ static u32 x86_iaf_caps(void)
 
 #define HWPMC_X86_OPS							\
 	.modes		= HWPMC_X86_MODES,				\
+	.probe		= x86_probe,					\
+	.max_period	= x86_max_period,				\
 	.allocate	= hwpmc_x86_allocate,				\
 	.release	= hwpmc_x86_release,				\
 	.start		= hwpmc_x86_start,				\
@@ -119,53 +84,38 @@ static const struct hwpmc_x86_class hwpmc_iap_class = {
 	.ops = {
 		.name		= "IAP",
 		.class		= PMC_CLASS_IAP,
-		.caps		= HWPMC_X86_CAPS | PMC_CAP_EDGE |
-				  PMC_CAP_THRESHOLD | PMC_CAP_INVERT |
-				  PMC_CAP_QUALIFIER,
-		.get_caps	= x86_iap_caps,
-		.probe		= x86_iap_probe,
-		.get_width	= x86_iap_width,
 		.describe	= x86_describe,
-		.max_period	= x86_iap_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_iap_hw,
+	.caps = HWPMC_X86_CAPS | PMC_CAP_EDGE | PMC_CAP_THRESHOLD |
+		PMC_CAP_INVERT | PMC_CAP_QUALIFIER,
+	.anythread = true,
 };
 
 static const struct hwpmc_x86_class hwpmc_iaf_class = {
 	.ops = {
 		.name		= "IAF",
 		.class		= PMC_CLASS_IAF,
-		.caps		= HWPMC_X86_CAPS,
-		.get_caps	= x86_iaf_caps,
-		.probe		= x86_iaf_probe,
-		.get_width	= x86_iaf_width,
 		.describe	= x86_iaf_describe,
-		.max_period	= x86_iaf_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_iaf_hw,
+	.caps = HWPMC_X86_CAPS,
+	.anythread = true,
 };
 
 static const struct hwpmc_x86_class hwpmc_k8_class = {
 	.ops = {
 		.name		= "K8",
 		.class		= PMC_CLASS_K8,
-		.caps		= HWPMC_X86_CAPS | PMC_CAP_EDGE |
-				  PMC_CAP_THRESHOLD | PMC_CAP_INVERT |
-				  PMC_CAP_QUALIFIER,
-		.probe		= x86_k8_probe,
-		.get_width	= x86_k8_width,
 		.describe	= x86_describe,
-		.max_period	= x86_k8_max_period,
 		HWPMC_X86_OPS,
 	},
 	.hw = &hwpmc_k8_hw,
+	.caps = HWPMC_X86_CAPS | PMC_CAP_EDGE | PMC_CAP_THRESHOLD |
+		PMC_CAP_INVERT | PMC_CAP_QUALIFIER,
 };
-
-const struct hwpmc_class_ops *const hwpmc_iap_ops = &hwpmc_iap_class.ops;
-const struct hwpmc_class_ops *const hwpmc_iaf_ops = &hwpmc_iaf_class.ops;
-const struct hwpmc_class_ops *const hwpmc_k8_ops = &hwpmc_k8_class.ops;
 
 #ifdef HWPMC_TESTING
 static char *pmu_model = "";
@@ -175,8 +125,43 @@ MODULE_PARM_DESC(pmu_model, "Test only: use the software PMU model 'intel', 'int
 
 static bool hwpmc_x86_nmi_registered;
 
-/* Before the classes probe: which PMU, and its NMI handler. */
-int hwpmc_x86_init(void)
+static void hwpmc_x86_fini(void)
+{
+	if (hwpmc_x86_nmi_registered)
+		hwpmc_x86_nmi_fini();
+	hwpmc_x86_nmi_registered = false;
+	hwpmc_x86_rdpmc_fini();
+	hwpmc_x86_test_fini();
+#ifdef HWPMC_TESTING
+	if (hwpmc_pmu != &hwpmc_pmu_native)
+		hwpmc_pmu_model_fini();
+	hwpmc_pmu = &hwpmc_pmu_native;
+#endif
+}
+
+/* Every class an x86 machine may have, in row order; absent ones probe 0. */
+static const struct hwpmc_class_ops *const hwpmc_x86_classes[] = {
+	&hwpmc_tsc_ops,
+	&hwpmc_iap_class.ops,
+	&hwpmc_iaf_class.ops,
+	&hwpmc_k8_class.ops,
+	&hwpmc_soft_ops,
+};
+
+static struct hwpmc_mdep hwpmc_x86_mdep = {
+	.name		= "x86",
+	.classes	= hwpmc_x86_classes,
+	.nclasses	= ARRAY_SIZE(hwpmc_x86_classes),
+	.switch_task	= hwpmc_x86_switch,
+	.fork_task	= hwpmc_x86_fork,
+	.fini		= hwpmc_x86_fini,
+};
+
+/*
+ * The machine, before its classes probe: which PMU ops (native, or the
+ * model in the test flavor), what PMU CPUID describes, its NMI handler.
+ */
+const struct hwpmc_mdep *hwpmc_md_init(void)
 {
 	int err;
 
@@ -187,37 +172,23 @@ int hwpmc_x86_init(void)
 			pr_err("pmu_model=%s: unknown model (intel, intel-nofw, amd, amd-ext, amd-legacy)\n",
 			       pmu_model);
 			hwpmc_pmu = &hwpmc_pmu_native;
-			return -EINVAL;
+			return ERR_PTR(-EINVAL);
 		}
 	}
 #endif
+	hwpmc_x86_test_init();
 	if (hwpmc_x86_detect()) {
 		pr_info("no usable PMU (%s): TSC and SOFT classes only\n",
 			hwpmc_pmu->name);
-		return 0;
+	} else {
+		err = hwpmc_x86_nmi_init();
+		if (err) {
+			hwpmc_x86_fini();
+			return ERR_PTR(err);
+		}
+		hwpmc_x86_nmi_registered = true;
+		hwpmc_x86_rdpmc_init();
 	}
-	err = hwpmc_x86_nmi_init();
-	if (err)
-		return err;
-	hwpmc_x86_nmi_registered = true;
-	hwpmc_x86_rdpmc_init();
-	return 0;
-}
-
-void hwpmc_x86_fini(void)
-{
-	if (hwpmc_x86_nmi_registered)
-		hwpmc_x86_nmi_fini();
-	hwpmc_x86_nmi_registered = false;
-	hwpmc_x86_rdpmc_fini();
-#ifdef HWPMC_TESTING
-	if (hwpmc_pmu != &hwpmc_pmu_native)
-		hwpmc_pmu_model_fini();
-	hwpmc_pmu = &hwpmc_pmu_native;
-#endif
-}
-
-u32 hwpmc_cputype(void)
-{
-	return hwpmc_x86.cputype;
+	hwpmc_x86_mdep.cputype = hwpmc_x86.cputype;
+	return &hwpmc_x86_mdep;
 }

@@ -367,8 +367,7 @@ u32 hwpmc_x86_evsel_msr(unsigned int i)
 {
 	if (hwpmc_x86.intel)
 		return HWPMC_MSR_IA32_PERFEVTSEL0 + i;
-	return hwpmc_x86.ext_core ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
-				    HWPMC_MSR_K7_EVNTSEL0 + i;
+	return hwpmc_amd_ctl_msr(hwpmc_x86.ext_core, i);
 }
 
 /* The reservation is keyed on IA32_PMCx, not its full-width alias. */
@@ -449,7 +448,7 @@ static int x86_allowed(struct hwpmc_pmc *pm, const struct pmc_op_pmcallocate *a,
 		       struct pmc_op_pmcallocate *u)
 {
 	*u = *a;
-	if (!hwpmc_priv_system() && !READ_ONCE(hwpmc_unprivileged_hw))
+	if (!hwpmc_priv_hw())
 		return -EPERM;
 	if (pm->priv_kernel)
 		return 0;
@@ -468,7 +467,7 @@ static int x86_allowed(struct hwpmc_pmc *pm, const struct pmc_op_pmcallocate *a,
  */
 u64 hwpmc_x86_min_period(u32 event)
 {
-	return hwpmc_priv_system() ? 1 : READ_ONCE(hwpmc_min_hw_period);
+	return hwpmc_priv_hw_min_period();
 }
 
 int hwpmc_x86_allocate(struct hwpmc_pmc *pm,

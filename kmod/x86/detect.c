@@ -77,12 +77,12 @@ static void hwpmc_detect_amd(void)
 {
 	u32 r[4], max;
 
-	hwpmc_cpuid(0x80000000, r);
+	hwpmc_cpuid(HWPMC_CPUID_EXT_BASE, r);
 	max = r[0];
 	if (max < HWPMC_CPUID_AMD_EXT_FEATURES)
 		return;
 	hwpmc_cpuid(HWPMC_CPUID_AMD_EXT_FEATURES, r);
-	hwpmc_x86.ext_core = r[2] & BIT(23);
+	hwpmc_x86.ext_core = r[2] & HWPMC_CPUID_AMD_PERFCTR_CORE;
 	hwpmc_x86.ngp = hwpmc_x86.ext_core ? 6 : 4;
 	hwpmc_x86.width = 48;
 	hwpmc_x86.cputype = hwpmc_x86.ext_core ? PMC_CPU_AMD_EXT :

@@ -60,7 +60,7 @@ static int iap_anythread_check(u64 cfg)
 		return 0;
 	if (!hwpmc_x86.anythread)
 		return -EOPNOTSUPP;
-	return hwpmc_priv_system() ? 0 : -EPERM;
+	return hwpmc_priv_anythread() ? 0 : -EPERM;
 }
 
 static int iap_validate(const struct pmc_op_pmcallocate *a, unsigned int idx,

@@ -4,7 +4,7 @@
  * MSR and RDPMC the backend uses goes through one small ops table: the
  * native one by default, or, in the test flavor of the module only, a
  * software model of the Intel architectural PerfMon v4 and AMD PerfMonV2
- * registers (x86/pmu_model.c).
+ * registers (x86/model/).
  *
  * All ops act on the calling CPU, may be called in NMI context, take no
  * locks and allocate nothing.
@@ -60,7 +60,9 @@ int hwpmc_pmu_model_perf_rdpmc(int *val);
 
 /* Architectural MSRs and CPUID leaves the backend and the model share. */
 #define HWPMC_CPUID_ARCH_PERFMON	0x0a
+#define HWPMC_CPUID_EXT_BASE		0x80000000
 #define HWPMC_CPUID_AMD_EXT_FEATURES	0x80000001
+#define HWPMC_CPUID_AMD_PERFCTR_CORE	BIT(23)	/* ECX: PerfCtrExtCore */
 #define HWPMC_CPUID_AMD_PERFMON		0x80000022
 
 #define HWPMC_MSR_IA32_PMC0		0x0c1
@@ -82,6 +84,23 @@ int hwpmc_pmu_model_perf_rdpmc(int *val);
 #define HWPMC_MSR_AMD_GLOBAL_STATUS	0xc0000300
 #define HWPMC_MSR_AMD_GLOBAL_CTL	0xc0000301
 #define HWPMC_MSR_AMD_GLOBAL_STATUS_CLR	0xc0000302
+
+/*
+ * AMD counter @i's control (PerfEvtSel, PERF_CTL) and count MSRs: with
+ * PerfCtrExtCore the interleaved ones from C001_0200H, else the 4 legacy
+ * K7 ones.  Any context, NMI included.
+ */
+static inline u32 hwpmc_amd_ctl_msr(bool ext_core, unsigned int i)
+{
+	return ext_core ? HWPMC_MSR_F15H_PERF_CTL0 + 2 * i :
+			  HWPMC_MSR_K7_EVNTSEL0 + i;
+}
+
+static inline u32 hwpmc_amd_ctr_msr(bool ext_core, unsigned int i)
+{
+	return ext_core ? HWPMC_MSR_F15H_PERF_CTR0 + 2 * i :
+			  HWPMC_MSR_K7_PERFCTR0 + i;
+}
 
 /* Event-select bits. */
 #define HWPMC_EVSEL_USR			BIT_ULL(16)

@@ -50,6 +50,8 @@ struct hwpmc_x86_hw {
 struct hwpmc_x86_class {
 	struct hwpmc_class_ops ops;
 	const struct hwpmc_x86_hw *hw;
+	u32 caps;			/* PMC_CAP_* on any CPU */
+	bool anythread;			/* PMC_CAP_ANYTHREAD where the CPU has it */
 };
 
 /* The layout of a hardware class.  Any context, NMI included: no locks. */
@@ -60,6 +62,22 @@ hwpmc_x86_hw_of(const struct hwpmc_class_ops *ops)
 }
 
 int hwpmc_x86_detect(void);
+void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next);
+void hwpmc_x86_fork(struct task_struct *parent, struct task_struct *child);
+
+#ifdef HWPMC_TESTING
+/* test_hold.c: debugfs hwpmc-test/hold_perfctr (perf's part in tests). */
+void hwpmc_x86_test_init(void);
+void hwpmc_x86_test_fini(void);
+#else
+static inline void hwpmc_x86_test_init(void)
+{
+}
+
+static inline void hwpmc_x86_test_fini(void)
+{
+}
+#endif
 extern const struct hwpmc_x86_hw hwpmc_iap_hw, hwpmc_iaf_hw, hwpmc_k8_hw;
 
 /* core.c, for the classes and the NMI handler. */
