@@ -20,7 +20,8 @@ static unsigned int hwpmc_total_rows;
  * the hooks are attached (hwpmc_hooks_init()) and emptied after they are
  * detached and every probe has returned, so the hooks read them without
  * a lock.  A switch costs a call per entry of hwpmc_switch_fns: the
- * classes' and the machine's that have one (SOFT's, x86's).
+ * classes' and the machine's that have one (SOFT's; x86's only where
+ * there is a PMU).
  */
 typedef void (*hwpmc_switch_fn)(struct task_struct *prev,
 				struct task_struct *next);

@@ -152,7 +152,6 @@ static struct hwpmc_mdep hwpmc_x86_mdep = {
 	.name		= "x86",
 	.classes	= hwpmc_x86_classes,
 	.nclasses	= ARRAY_SIZE(hwpmc_x86_classes),
-	.switch_task	= hwpmc_x86_switch,
 	.fork_task	= hwpmc_x86_fork,
 	.fini		= hwpmc_x86_fini,
 };
@@ -177,6 +176,8 @@ const struct hwpmc_mdep *hwpmc_md_init(void)
 	}
 #endif
 	hwpmc_x86_test_init();
+	/* Without a PMU no hardware PMC is ever loaded: no switch callback. */
+	hwpmc_x86_mdep.switch_task = NULL;
 	if (hwpmc_x86_detect()) {
 		pr_info("no usable PMU (%s): TSC and SOFT classes only\n",
 			hwpmc_pmu->name);
@@ -188,6 +189,7 @@ const struct hwpmc_mdep *hwpmc_md_init(void)
 		}
 		hwpmc_x86_nmi_registered = true;
 		hwpmc_x86_rdpmc_init();
+		hwpmc_x86_mdep.switch_task = hwpmc_x86_switch;
 	}
 	hwpmc_x86_mdep.cputype = hwpmc_x86.cputype;
 	return &hwpmc_x86_mdep;
