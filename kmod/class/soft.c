@@ -4,13 +4,17 @@
  * that hwpmc counts (and samples) on machines without a PMU:
  *
  *   CLOCK.HARD        scheduler ticks: a per-CPU timer at HZ
- *   CLOCK.PROF        CPU time in nanoseconds: local_clock() between a
- *                     task's switch-in and switch-out; sampling PMCs run a
- *                     timer at their period, so any rate from 1 Hz to tens
- *                     of kHz works: a system-scope one on its CPU, a
- *                     process-scope one only on the CPUs where a thread of
- *                     a target runs (armed when it is switched in, stopped
- *                     when no target runs there)
+ *   CLOCK.PROF        CPU time in nanoseconds, exactly as the scheduler
+ *                     accounts it: the growth of each task's
+ *                     se.sum_exec_runtime (what /proc/PID/schedstat and
+ *                     CLOCK_THREAD_CPUTIME_ID show) between its switch-in
+ *                     and its switch-out, so the switch hook reads no
+ *                     clock and loses nothing; sampling PMCs run a timer at
+ *                     their period, so any rate from 1 Hz to tens of kHz
+ *                     works: a system-scope one on its CPU, a process-scope
+ *                     one only on the CPUs where a thread of a target runs
+ *                     (armed when it is switched in, stopped when no target
+ *                     runs there)
  *   PAGE_FAULT.*      the x86 page-fault tracepoints
  *   SCHED.SWITCH      sched_switch: one per switch away from a task
  *   SCHED.MIGRATE     sched_migrate_task
@@ -62,7 +66,10 @@ static const int soft_event_hook[PMC_SOFT_NEVENTS] = {
 /* Per CPU: the system-scope SOFT PMCs, one slot per row. */
 struct soft_cpu {
 	struct hwpmc_pmc __rcu *sys[SOFT_NROWS];
-	/* CLOCK.PROF: the task on this CPU and when we last looked */
+	/*
+	 * CLOCK.PROF: the task on this CPU (from its switch-in) and its
+	 * scheduler runtime (se.sum_exec_runtime) already credited.
+	 */
 	struct task_struct *prof_task;
 	u64 prof_base;
 	struct hrtimer tick;		/* CLOCK.HARD */
@@ -188,21 +195,63 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n,
 }
 
 /*
- * Fold the CPU time @task (current) used since we last looked.  IRQs off.
+ * The CPU time @t has had, as the scheduler accounts it: its
+ * se.sum_exec_runtime, which the scheduler brings up to date at every
+ * switch and tick.  With @running (@t is current on @cpu), extended to
+ * now by the time since se.exec_start, which the scheduler adds at its
+ * next update: exec_start is on the runqueue's task clock, which is
+ * sched_clock_cpu() unless IRQ or steal time is taken out of it (then the
+ * extension is left to the next tick).  The two fields are read without
+ * the runqueue lock: read until the runtime did not move in between.
+ * Any context but NMI.
+ */
+static u64 soft_runtime(struct task_struct *t, bool running, int cpu)
+{
+	u64 sum = READ_ONCE(t->se.sum_exec_runtime);
+#if !IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) && \
+	!IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING)
+	unsigned int tries;
+	u64 start, again;
+	s64 d;
+
+	for (tries = 0; running && tries < 4; tries++) {
+		start = READ_ONCE(t->se.exec_start);
+		d = sched_clock_cpu(cpu) - start;
+		smp_rmb();
+		again = READ_ONCE(t->se.sum_exec_runtime);
+		if (again == sum)
+			return d > 0 ? sum + d : sum;
+		sum = again;
+	}
+#endif
+	return sum;
+}
+
+/*
+ * Credit the CPU time @task (current) had since the last fold: its
+ * scheduler runtime now (@runtime) less what was credited.  IRQs off.
  * @regs: the interrupted registers when called from the sampling timer,
  * the only place samples are taken; elsewhere (switch, exit) a period
  * that ends stays due until the timer next finds the task running.
  */
+static void soft_prof_fold_at(struct soft_cpu *sc, struct task_struct *task,
+			      u64 runtime, struct pt_regs *regs)
+{
+	if (sc->prof_task == task && runtime > sc->prof_base &&
+	    !is_idle_task(task))
+		soft_credit(task, PMC_SOFT_CLOCK_PROF, runtime - sc->prof_base,
+			    regs, !!regs);
+	if (sc->prof_task != task || runtime > sc->prof_base)
+		sc->prof_base = runtime;
+	sc->prof_task = task;
+}
+
+/* The same, up to now (timer, IPI, exit): @task is current.  IRQs off. */
 static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 			   struct pt_regs *regs)
 {
-	u64 now = local_clock();
-
-	if (sc->prof_task == task && now > sc->prof_base && !is_idle_task(task))
-		soft_credit(task, PMC_SOFT_CLOCK_PROF, now - sc->prof_base,
-			    regs, !!regs);
-	sc->prof_task = task;
-	sc->prof_base = now;
+	soft_prof_fold_at(sc, task,
+			  soft_runtime(task, true, smp_processor_id()), regs);
 }
 
 static u64 soft_prof_clamp(u64 period)
@@ -280,13 +329,20 @@ void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
+	/*
+	 * The scheduler updated prev's runtime in __schedule() just before
+	 * this hook (put_prev_task(), or the dequeue of a task that
+	 * blocks), and next's has not moved since its last switch-out: no
+	 * clock is read and no time falls between two tasks.
+	 */
 	if (atomic_read(&soft_npmcs)) {
-		soft_prof_fold(sc, prev, NULL);
+		soft_prof_fold_at(sc, prev,
+				  READ_ONCE(prev->se.sum_exec_runtime), NULL);
 		/* prev is current: its user state can be sampled. */
 		soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1, NULL, true);
 	}
 	sc->prof_task = next;
-	sc->prof_base = local_clock();
+	sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
 	/* The timer runs only while a process-scope sampler's target runs. */
 	if (sc->task_period || atomic_read(&soft_prof_nts)) {
 		sc->task_period = soft_task_prof_period(next);
