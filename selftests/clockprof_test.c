@@ -2,8 +2,8 @@
 /*
  * CLOCK.PROF counts the CPU time the scheduler accounts to its targets:
  * within 0.5% of the tasks' own CPU clocks (se.sum_exec_runtime, read by
- * the job itself through /proc/self/schedstat or
- * CLOCK_PROCESS_CPUTIME_ID) on a switch-heavy job (a parent and a child
+ * the job itself through CLOCK_PROCESS_CPUTIME_ID, which is
+ * /proc/PID/schedstat's first field brought up to now) on a switch-heavy job (a parent and a child
  * bouncing a byte over two pipes) and on a multi-threaded job whose
  * threads migrate between CPUs, as root and as uid 65534.
  *
@@ -32,18 +32,14 @@ static int become_nobody(void)
 	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
-/* The first field of /proc/self/schedstat: this thread's runtime, ns. */
+/*
+ * This (single-threaded) process's runtime, ns: its se.sum_exec_runtime
+ * brought up to now (/proc/self/schedstat's first field is the same sum
+ * as of the last tick, up to 4 ms behind).
+ */
 static __u64 self_schedstat(void)
 {
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/self/schedstat", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
+	return hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /*

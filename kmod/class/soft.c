@@ -78,6 +78,7 @@ struct soft_cpu {
 	seqcount_t prof_seq;
 	struct task_struct *prof_task;
 	u64 prof_base;
+	u64 prof_sbase;			/* ... and passed to the samplers */
 	struct hrtimer tick;		/* CLOCK.HARD */
 	bool tick_on;
 	struct hrtimer prof;		/* CLOCK.PROF sampling */
@@ -176,14 +177,16 @@ static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
 
 /*
  * Credit @n events of @event to @task's process-scope PMCs and to the
- * system-scope PMCs of this CPU; sampling PMCs take their samples.  The
+ * system-scope PMCs of this CPU, and @ns to the samplers' periods
+ * (CLOCK.PROF counts and samples from different points, see
+ * soft_prof_fold_at()); sampling PMCs take their samples.  The
  * process hash is only looked at while a process-scope PMC of @event
  * exists, the CPU's slots only while one of its system-scope PMCs counts
  * @event.  Called from tracepoints and timers (any context but NMI); no
  * locks.
  */
-static void soft_credit(struct task_struct *task, u32 event, u64 n,
-			struct pt_regs *regs, bool can_sample)
+static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
+			      u64 ns, struct pt_regs *regs, bool can_sample)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	struct hwpmc_process *pp;
@@ -197,9 +200,10 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n,
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
 			if (!soft_is(pt->pm, event))
 				continue;
-			hwpmc_target_add(pt, task, n);
-			if (hwpmc_is_sampling(pt->pm))
-				soft_sample(pt->pm, task, n, regs, can_sample);
+			if (n)
+				hwpmc_target_add(pt, task, n);
+			if (ns && hwpmc_is_sampling(pt->pm))
+				soft_sample(pt->pm, task, ns, regs, can_sample);
 		}
 	}
 	if (!(READ_ONCE(sc->sys_events) & BIT(event)))
@@ -211,11 +215,19 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n,
 
 		if (!pm || !soft_is(pm, event))
 			continue;
-		atomic64_add(n, &pm->value);
-		if (hwpmc_is_sampling(pm))
-			soft_sample(pm, task, n, regs, can_sample);
+		if (n)
+			atomic64_add(n, &pm->value);
+		if (ns && hwpmc_is_sampling(pm))
+			soft_sample(pm, task, ns, regs, can_sample);
 	}
 	rcu_read_unlock();
+}
+
+/* @n events, counted and sampled. */
+static void soft_credit(struct task_struct *task, u32 event, u64 n,
+			struct pt_regs *regs, bool can_sample)
+{
+	soft_credit_split(task, event, n, n, regs, can_sample);
 }
 
 /* Is CLOCK.PROF counted on this CPU at all (switch hook)? */
@@ -260,32 +272,56 @@ static u64 soft_runtime(struct task_struct *t, bool running, int cpu)
 }
 
 /*
- * Credit the CPU time @task (current) had since the last fold: its
- * scheduler runtime now (@runtime) less what was credited.  IRQs off, on
- * this CPU, inside prof_seq's write section.  @regs: the interrupted
- * registers when called from the sampling timer, the only place samples
- * are taken; elsewhere (switch, exit) a period that ends stays due until
- * the timer next finds a target running.
+ * Credit the CPU time @task (current) had since the last fold.  IRQs off,
+ * on this CPU, inside prof_seq's write section.  Counts move only by the
+ * scheduler's runtime as it stands (@runtime: at a switch, and at start,
+ * stop and exit, extended to now, after which nothing more is counted
+ * from this stint), so that no estimate ever enters a count; the
+ * samplers' periods move by @sruntime, which the timer extends to now
+ * (prof_sbase), so that a sample falls when its period of CPU time ends.
+ * @regs: the interrupted registers when called from the sampling timer,
+ * the only place samples are taken; elsewhere (switch, exit) a period
+ * that ends stays due until the timer next finds a target running.
  */
 static void soft_prof_fold_at(struct soft_cpu *sc, struct task_struct *task,
-			      u64 runtime, struct pt_regs *regs)
+			      u64 runtime, u64 sruntime, struct pt_regs *regs)
 {
-	if (sc->prof_task == task && runtime > sc->prof_base &&
-	    !is_idle_task(task))
-		soft_credit(task, PMC_SOFT_CLOCK_PROF, runtime - sc->prof_base,
-			    regs, !!regs);
+	u64 n = 0, ns = 0;
+
+	if (sc->prof_task == task && !is_idle_task(task)) {
+		if (runtime > sc->prof_base)
+			n = runtime - sc->prof_base;
+		if (sruntime > sc->prof_sbase)
+			ns = sruntime - sc->prof_sbase;
+		if (n || ns)
+			soft_credit_split(task, PMC_SOFT_CLOCK_PROF, n, ns,
+					  regs, !!regs);
+	}
 	if (sc->prof_task != task || runtime > sc->prof_base)
 		sc->prof_base = runtime;
+	if (sc->prof_task != task || sruntime > sc->prof_sbase)
+		sc->prof_sbase = sruntime;
 	sc->prof_task = task;
 }
 
-/* The same, up to now (timer, IPI, exit): @task is current.  IRQs off. */
+/*
+ * The same, up to now (start, stop, exit: @count; the timer: the
+ * samplers only).  @task is current.  IRQs off.
+ */
 static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
-			   struct pt_regs *regs)
+			   bool count, struct pt_regs *regs)
 {
+	u64 now, counted;
+
 	raw_write_seqcount_begin(&sc->prof_seq);
-	soft_prof_fold_at(sc, task,
-			  soft_runtime(task, true, smp_processor_id()), regs);
+	now = soft_runtime(task, true, smp_processor_id());
+	if (count)
+		counted = now;
+	else if (sc->prof_task == task)
+		counted = sc->prof_base;
+	else
+		counted = READ_ONCE(task->se.sum_exec_runtime);
+	soft_prof_fold_at(sc, task, counted, now, regs);
 	raw_write_seqcount_end(&sc->prof_seq);
 }
 
@@ -293,7 +329,18 @@ static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
 {
 	s64 left = atomic64_read(&pm->remaining);
-	u64 due = left > (s64)SOFT_PROF_MIN_NS ? left : SOFT_PROF_MIN_NS;
+	u64 due;
+
+	/*
+	 * Periods already due (they ended in the scheduler or on another
+	 * CPU) are taken with the next one, a period of CPU time from now,
+	 * where the target runs, not at the first point after its
+	 * switch-in where interrupts are on.
+	 */
+	if (left <= 0)
+		due = pm->reload;
+	else
+		due = max_t(u64, left, SOFT_PROF_MIN_NS);
 
 	return !ns || due < ns ? due : ns;
 }
@@ -375,11 +422,13 @@ void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 		 * task that blocks), and next's has not moved since its last
 		 * switch-out: no time falls between two tasks.
 		 */
+		u64 rt = READ_ONCE(prev->se.sum_exec_runtime);
+
 		raw_write_seqcount_begin(&sc->prof_seq);
-		soft_prof_fold_at(sc, prev,
-				  READ_ONCE(prev->se.sum_exec_runtime), NULL);
+		soft_prof_fold_at(sc, prev, rt, rt, NULL);
 		sc->prof_task = next;
 		sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
+		sc->prof_sbase = sc->prof_base;
 		raw_write_seqcount_end(&sc->prof_seq);
 	}
 	/* prev is current: its user state can be sampled. */
@@ -409,14 +458,14 @@ void hwpmc_soft_exit(struct task_struct *task)
 	if (!atomic_read(&soft_npmcs))
 		return;
 	local_irq_save(flags);
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), task, NULL);
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), task, true, NULL);
 	local_irq_restore(flags);
 }
 
 /* IPI: bring CLOCK.PROF up to date on this CPU. */
 static void soft_prof_fold_ipi(void *unused)
 {
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, NULL);
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, true, NULL);
 }
 
 /*
@@ -515,7 +564,7 @@ static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	u64 ns;
 
-	soft_prof_fold(sc, current, get_irq_regs());
+	soft_prof_fold(sc, current, false, get_irq_regs());
 	ns = soft_prof_next(sc, current);
 	if (!ns) {
 		sc->prof_on = false;
