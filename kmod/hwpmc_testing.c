@@ -12,7 +12,7 @@
  *                        reservation protocol, as perf (or the NMI
  *                        watchdog) would; write 0: give it back
  *  debugfs hwpmc-test/hold_cpu
- *                        write N (1-5000): the writer's CPU spins with
+ *                        write N (1-15000): the writer's CPU spins with
  *                        interrupts off until 0 is written (by another
  *                        CPU) or N ms passed, as a vCPU its hypervisor
  *                        descheduled would; read: the CPU held + 1, or 0
@@ -84,7 +84,7 @@ static int hold_set(void *data, u64 val)
 
 DEFINE_DEBUGFS_ATTRIBUTE(hold_fops, hold_get, hold_set, "%llu\n");
 
-#define HOLD_CPU_MAX_MS	5000
+#define HOLD_CPU_MAX_MS	15000
 static DEFINE_MUTEX(hwpmc_test_hold_lock);	/* one holder */
 static int hwpmc_test_cpu_held;		/* the CPU held + 1, or 0 */
 static bool hwpmc_test_cpu_release;

@@ -7,8 +7,8 @@
  * bouncing a byte over two pipes) and on a multi-threaded job whose
  * threads migrate between CPUs, as root and as uid 65534.
  *
- * The job reads its clocks when its work is done and then blocks until
- * the PMC was read, so that neither side counts time the other does not.
+ * The job reads its clocks before and after its work and blocks while the
+ * PMC is read, so that neither side counts time the other does not.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -43,10 +43,25 @@ static __u64 self_schedstat(void)
 }
 
 /*
- * A job, run in the gated child: does its work, writes its CPU time (ns)
- * to @out and waits for a byte on @in before it exits.
+ * A job, run in the gated child: tells its CPU time so far on @out and
+ * waits for a byte on @in (the PMC is read meanwhile), does its work,
+ * writes the CPU time the work took (ns) to @out and waits for @in to
+ * close before it exits.  The PMC's count over the same window is
+ * compared: a guest that its host starves charges whatever runs with the
+ * lost time, so neither side may count a moment the other does not.
  */
 typedef int (*job_fn)(int out, int in);
+
+/* The start of a job's window: its CPU time, or 0 on error. */
+static __u64 job_begin(int out, int in)
+{
+	__u64 ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	char c;
+
+	if (hwpmc_xwrite(out, &ns, sizeof(ns)) || read(in, &c, 1) != 1)
+		return 0;
+	return ns;
+}
 
 /* Parent and child: ROUNDS round trips of a byte over two pipes. */
 static int job_pingpong(int out, int in)
@@ -57,8 +72,13 @@ static int job_pingpong(int out, int in)
 	char c = 0;
 	long i;
 
+	__u64 start;
+
 	if (pipe(ab) || pipe(ba) || pipe(back))
 		return 30;
+	start = job_begin(out, in);
+	if (!start)
+		return 37;
 	pid = fork();
 	if (pid < 0)
 		return 31;
@@ -85,7 +105,8 @@ static int job_pingpong(int out, int in)
 			return 32;
 	if (hwpmc_xread(back[0], &theirs, sizeof(theirs)))
 		return 33;
-	mine = self_schedstat() + theirs;
+	/* The child's whole life is in the window. */
+	mine = self_schedstat() - start + theirs;
 	if (!theirs || hwpmc_xwrite(out, &mine, sizeof(mine)))
 		return 34;
 	/* The PMC is read while both wait here. */
@@ -120,7 +141,7 @@ static int job_threads(int out, int in)
 {
 	pthread_t t[NTHREADS];
 	cpu_set_t all;
-	__u64 ns;
+	__u64 ns, start;
 	long i;
 	char c;
 
@@ -128,13 +149,16 @@ static int job_threads(int out, int in)
 	for (i = 0; i < CPU_SETSIZE; i++)
 		CPU_SET(i, &all);
 	sched_setaffinity(0, sizeof(all), &all);
+	start = job_begin(out, in);
+	if (!start)
+		return 43;
 	for (i = 0; i < NTHREADS; i++)
 		if (pthread_create(&t[i], NULL, burner, (void *)i))
 			return 40;
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(t[i], NULL);
 	/* Every thread's time, the exited ones' too. */
-	ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start;
 	if (hwpmc_xwrite(out, &ns, sizeof(ns)))
 		return 41;
 	return read(in, &c, 1) < 0 ? 42 : 0;
@@ -155,7 +179,7 @@ static int run_job(struct hwpmc_child *me, void *arg)
 {
 	const struct run *r = arg;
 	int fd, go, res[2], rel[2], status;
-	__u64 sched_ns = 0, pmc_ns = 0;
+	__u64 sched_ns = 0, pmc_ns = 0, pmc_start = 0;
 	double err;
 	__u32 id;
 	pid_t pid;
@@ -183,11 +207,15 @@ static int run_job(struct hwpmc_child *me, void *arg)
 		return 15;
 	if (write(go, "g", 1) != 1)
 		return 16;
+	/* The job is blocked at each read: nothing of it is running. */
+	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns)) ||
+	    hwpmc_read(fd, id, &pmc_start) || write(rel[1], "g", 1) != 1)
+		return 17;
 	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns)))
 		return 17;
-	/* The job is blocked: nothing of it is running now. */
 	if (hwpmc_read(fd, id, &pmc_ns))
 		return 18;
+	pmc_ns -= pmc_start;
 	close(rel[1]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return 19;

@@ -17,8 +17,8 @@
 
 #define NOBODY		65534
 #define HOLD		"/sys/kernel/debug/hwpmc-test/hold_cpu"
-#define HOLD_MS		"5000"
-#define NREADS		200
+#define HOLD_MS		"15000"
+#define NREADS		50
 
 static int become_nobody(void)
 {
@@ -109,7 +109,7 @@ static int reader(struct hwpmc_child *me, void *arg)
 	return 0;
 }
 
-/* The holder: CPU 1, interrupts off, until released (or 5 s). */
+/* The holder: CPU 1, interrupts off, until released (or 15 s). */
 static pid_t hold_cpu1(void)
 {
 	pid_t pid = fork();
