@@ -178,7 +178,7 @@ struct run {
 static int run_job(struct hwpmc_child *me, void *arg)
 {
 	const struct run *r = arg;
-	int fd, go, res[2], rel[2], status;
+	int fd, go, res[2], rel[2], status = 0;
 	__u64 sched_ns = 0, pmc_ns = 0, pmc_start = 0;
 	double err;
 	__u32 id;
@@ -211,8 +211,12 @@ static int run_job(struct hwpmc_child *me, void *arg)
 	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns)) ||
 	    hwpmc_read(fd, id, &pmc_start) || write(rel[1], "g", 1) != 1)
 		return 17;
-	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns)))
-		return 17;
+	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns))) {
+		/* The job failed: its status says where. */
+		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+			return 100 + WEXITSTATUS(status);
+		return WIFSIGNALED(status) ? 200 + WTERMSIG(status) : 17;
+	}
 	if (hwpmc_read(fd, id, &pmc_ns))
 		return 18;
 	pmc_ns -= pmc_start;
@@ -240,12 +244,12 @@ static void check(struct __test_metadata *_metadata, job_fn job,
 
 	ASSERT_EQ(0, hwpmc_child_start(&c, run_job, &r));
 	rc = hwpmc_child_wait(&c);
-	EXPECT_EQ(0, rc) TH_LOG("%s as root: step %d failed (20: off by more than 0.5%%)",
+	EXPECT_EQ(0, rc) TH_LOG("%s as root: step %d failed (20: off by more than 0.5%%; 1xx: the job's step xx, 2xx: killed by signal xx)",
 				name, rc);
 	r.nobody = true;
 	ASSERT_EQ(0, hwpmc_child_start(&c, run_job, &r));
 	rc = hwpmc_child_wait(&c);
-	EXPECT_EQ(0, rc) TH_LOG("%s as uid 65534: step %d failed (20: off by more than 0.5%%)",
+	EXPECT_EQ(0, rc) TH_LOG("%s as uid 65534: step %d failed (20: off by more than 0.5%%; 1xx: the job's step xx)",
 				name, rc);
 }
 

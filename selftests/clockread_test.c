@@ -103,6 +103,12 @@ static int reader(struct hwpmc_child *me, void *arg)
 	}
 	if (hwpmc_send_u64(me, prof) || hwpmc_send_u64(me, sw))
 		return 19;
+	/*
+	 * Stopping or releasing a CLOCK.PROF PMC does fold every CPU (an
+	 * IPI, waited for with preemption off): only once CPU 1 is free.
+	 */
+	if (hwpmc_recv_u64(me, &v))
+		return 20;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(fd);
@@ -145,6 +151,7 @@ static void run(struct __test_metadata *_metadata, bool nobody)
 	still = held();
 	EXPECT_EQ(0, hold_write("0"));
 	ASSERT_EQ(h, waitpid(h, &status, 0));
+	ASSERT_EQ(0, hwpmc_send_u64(&c, 1));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	EXPECT_EQ(0, hwpmc_child_wait(&c));
 	EXPECT_EQ(2, still) TH_LOG("%s: %d reads returned only after CPU 1 was let go",
