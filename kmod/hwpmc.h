@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
+#include <linux/percpu.h>
 #include <linux/list.h>
 #include <linux/idr.h>
 #include <linux/rcupdate.h>
@@ -196,24 +197,31 @@ void hwpmc_classes_announce(void);
 void hwpmc_classes_cpu_online(unsigned int cpu);
 void hwpmc_classes_cpu_offline(unsigned int cpu);
 
-/* Driver statistics (GETDRIVERSTATS). */
+/*
+ * Driver statistics (GETDRIVERSTATS): per-CPU counters, as FreeBSD's
+ * counter(9), summed when asked, so that no hot path shares a cache line.
+ * hwpmc_stat_inc()/hwpmc_stat_add() are single this_cpu operations: any
+ * context, NMI included.
+ */
 struct hwpmc_stats {
-	atomic64_t intr_ignored;
-	atomic64_t intr_processed;
-	atomic64_t intr_bufferfull;
-	atomic64_t syscalls;
-	atomic64_t syscall_errors;
-	atomic64_t buffer_requests;
-	atomic64_t buffer_requests_failed;
-	atomic64_t log_sweeps;
-	atomic64_t samples_taken;
-	atomic64_t samples_dropped;
-	atomic64_t samples_throttled;	/* in samples_taken, not logged */
-	atomic64_t log_bytes;
-	atomic64_t alloc_failed;
+	u64 intr_ignored;
+	u64 intr_processed;
+	u64 intr_bufferfull;
+	u64 syscalls;
+	u64 syscall_errors;
+	u64 buffer_requests;
+	u64 buffer_requests_failed;
+	u64 log_sweeps;
+	u64 samples_taken;
+	u64 samples_dropped;
+	u64 samples_throttled;	/* in samples_taken, not logged */
+	u64 log_bytes;
+	u64 alloc_failed;
 };
 
-extern struct hwpmc_stats hwpmc_stats;
+DECLARE_PER_CPU(struct hwpmc_stats, hwpmc_stats);
+#define hwpmc_stat_add(field, n)	this_cpu_add(hwpmc_stats.field, (n))
+#define hwpmc_stat_inc(field)		this_cpu_inc(hwpmc_stats.field)
 
 struct hwpmc_log;
 struct pid_namespace;
@@ -437,6 +445,7 @@ void hwpmc_samples_drain(void);
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs);
 void hwpmc_sample_throttled(struct hwpmc_pmc *pm);
+void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n);
 void hwpmc_sample_owner_add(struct hwpmc_owner *po);
 void hwpmc_sample_owner_del(struct hwpmc_owner *po);
 

@@ -6,6 +6,7 @@
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 #include <linux/string.h>
+#include <linux/percpu.h>
 
 #include "hwpmc.h"
 
@@ -45,25 +46,44 @@ static int hwpmc_op_getcpuinfo(struct hwpmc_owner *po,
 	return 0;
 }
 
+/* The per-CPU statistics summed (a sum of counters still counting). */
 static int hwpmc_op_getdriverstats(struct hwpmc_owner *po,
 				   struct pmc_op_getdriverstats *a)
 {
-	struct hwpmc_stats *s = &hwpmc_stats;
+	struct hwpmc_stats t = { };
+	unsigned int cpu;
 
+	for_each_possible_cpu(cpu) {
+		const struct hwpmc_stats *s = per_cpu_ptr(&hwpmc_stats, cpu);
+
+		t.intr_ignored += READ_ONCE(s->intr_ignored);
+		t.intr_processed += READ_ONCE(s->intr_processed);
+		t.intr_bufferfull += READ_ONCE(s->intr_bufferfull);
+		t.syscalls += READ_ONCE(s->syscalls);
+		t.syscall_errors += READ_ONCE(s->syscall_errors);
+		t.buffer_requests += READ_ONCE(s->buffer_requests);
+		t.buffer_requests_failed += READ_ONCE(s->buffer_requests_failed);
+		t.log_sweeps += READ_ONCE(s->log_sweeps);
+		t.samples_taken += READ_ONCE(s->samples_taken);
+		t.samples_dropped += READ_ONCE(s->samples_dropped);
+		t.samples_throttled += READ_ONCE(s->samples_throttled);
+		t.log_bytes += READ_ONCE(s->log_bytes);
+		t.alloc_failed += READ_ONCE(s->alloc_failed);
+	}
 	memset(a, 0, sizeof(*a));
-	a->pm_intr_ignored = atomic64_read(&s->intr_ignored);
-	a->pm_intr_processed = atomic64_read(&s->intr_processed);
-	a->pm_intr_bufferfull = atomic64_read(&s->intr_bufferfull);
-	a->pm_syscalls = atomic64_read(&s->syscalls);
-	a->pm_syscall_errors = atomic64_read(&s->syscall_errors);
-	a->pm_buffer_requests = atomic64_read(&s->buffer_requests);
-	a->pm_buffer_requests_failed = atomic64_read(&s->buffer_requests_failed);
-	a->pm_log_sweeps = atomic64_read(&s->log_sweeps);
-	a->pm_samples_taken = atomic64_read(&s->samples_taken);
-	a->pm_samples_dropped = atomic64_read(&s->samples_dropped);
-	a->pm_samples_throttled = atomic64_read(&s->samples_throttled);
-	a->pm_log_bytes = atomic64_read(&s->log_bytes);
-	a->pm_alloc_failed = atomic64_read(&s->alloc_failed);
+	a->pm_intr_ignored = t.intr_ignored;
+	a->pm_intr_processed = t.intr_processed;
+	a->pm_intr_bufferfull = t.intr_bufferfull;
+	a->pm_syscalls = t.syscalls;
+	a->pm_syscall_errors = t.syscall_errors;
+	a->pm_buffer_requests = t.buffer_requests;
+	a->pm_buffer_requests_failed = t.buffer_requests_failed;
+	a->pm_log_sweeps = t.log_sweeps;
+	a->pm_samples_taken = t.samples_taken;
+	a->pm_samples_dropped = t.samples_dropped;
+	a->pm_samples_throttled = t.samples_throttled;
+	a->pm_log_bytes = t.log_bytes;
+	a->pm_alloc_failed = t.alloc_failed;
 	return 0;
 }
 
@@ -210,7 +230,7 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	    hwpmc_ops[nr].cmd != cmd)
 		return -ENOTTY;
 	op = &hwpmc_ops[nr];
-	atomic64_inc(&hwpmc_stats.syscalls);
+	hwpmc_stat_inc(syscalls);
 	if (WARN_ON_ONCE(size > sizeof(a))) {
 		err = -EINVAL;
 		goto out;
@@ -228,6 +248,6 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		err = -EFAULT;
 out:
 	if (err)
-		atomic64_inc(&hwpmc_stats.syscall_errors);
+		hwpmc_stat_inc(syscall_errors);
 	return err;
 }

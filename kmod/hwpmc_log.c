@@ -253,7 +253,7 @@ static struct hwpmc_logbuf *hwpmc_buf_alloc(struct hwpmc_log *log)
 	unsigned int reserve = size * READ_ONCE(hwpmc_log_buffer_reserve) / 100;
 	unsigned long flags;
 
-	atomic64_inc(&hwpmc_stats.buffer_requests);
+	hwpmc_stat_inc(buffer_requests);
 	raw_spin_lock_irqsave(&hwpmc_pool_lock, flags);
 	if (log->priv || (log->nbufs < share && hwpmc_pool_nfree > reserve))
 		b = list_first_entry_or_null(&hwpmc_pool, struct hwpmc_logbuf,
@@ -268,7 +268,7 @@ static struct hwpmc_logbuf *hwpmc_buf_alloc(struct hwpmc_log *log)
 		b->used = 0;
 		b->done = 0;
 	} else {
-		atomic64_inc(&hwpmc_stats.buffer_requests_failed);
+		hwpmc_stat_inc(buffer_requests_failed);
 	}
 	return b;
 }
@@ -441,7 +441,7 @@ static int hwpmc_log_write(struct hwpmc_log *log, struct hwpmc_logbuf *b)
 		if (n > 0) {
 			log->file->f_pos = pos;
 			b->done += n;
-			atomic64_add(n, &hwpmc_stats.log_bytes);
+			hwpmc_stat_add(log_bytes, n);
 			continue;
 		}
 		if (n == -EAGAIN) {

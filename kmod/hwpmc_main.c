@@ -45,8 +45,12 @@
  *                    hooks take, the per-user counts
  *
  * The scheduler hooks and timers only read, under RCU, and take no lock.
- * No lock is ever taken from NMI context.  A signal is never sent with
- * hwpmc_proc_lock held.
+ * SOFT's per-CPU CLOCK.PROF state (prof_seq, a seqcount, not a lock) is
+ * written only by its own CPU with IRQs off (switch hook, timer, IPI) and
+ * read without waiting for that CPU by PMCRW, which holds po->lock only:
+ * no read waits for another CPU or takes hwpmc_sx.  The driver statistics
+ * are per-CPU counters, summed by GETDRIVERSTATS.  No lock is ever taken
+ * from NMI context.  A signal is never sent with hwpmc_proc_lock held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -101,7 +105,7 @@ MODULE_PARM_DESC(nsamples, "Entries of each per-CPU sample ring (1-65535, defaul
 module_param_named(debugflags, hwpmc_debugflags, charp, 0444);
 MODULE_PARM_DESC(debugflags, "Debug flags (accepted for FreeBSD compatibility)");
 
-struct hwpmc_stats hwpmc_stats;
+DEFINE_PER_CPU(struct hwpmc_stats, hwpmc_stats);
 DEFINE_MUTEX(hwpmc_sx);	/* configuration lock, see above */
 
 /* security.bsd.* on FreeBSD; kernel.hwpmc.* here.  Defaults as hwpmc(4). */

@@ -361,7 +361,7 @@ static void hwpmc_maps_queue(unsigned long addr)
 		return;
 	w = hwpmc_maps_work_get();
 	if (!w) {
-		atomic64_inc(&hwpmc_stats.alloc_failed);
+		hwpmc_stat_inc(alloc_failed);
 		return;
 	}
 	/*

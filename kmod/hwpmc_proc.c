@@ -273,7 +273,7 @@ static int hwpmc_link_reserved(struct hwpmc_pmc *pm, struct task_struct *task,
 
 	lockdep_assert_held(&hwpmc_proc_lock);
 	if (!hwpmc_npp || !hwpmc_npt) {
-		atomic64_inc(&hwpmc_stats.alloc_failed);
+		hwpmc_stat_inc(alloc_failed);
 		schedule_work(&hwpmc_reserve_work);
 		return -ENOMEM;
 	}

@@ -71,18 +71,40 @@ static unsigned int hwpmc_ring_share(void)
 	return max(hwpmc_nsamples / 2, 1);
 }
 
-/* A sample of @pm lost to a full ring, or to its owner's full share. */
-static void hwpmc_ring_drop(struct hwpmc_ring *r, struct hwpmc_pmc *pm)
-{
-	atomic64_inc(&hwpmc_stats.intr_bufferfull);
-	atomic64_inc(&hwpmc_stats.samples_dropped);
-	atomic64_inc(&pm->po->ring_drops);
-	irq_work_queue(&r->kick);
-}
-
 static DEFINE_MUTEX(hwpmc_drain_lock);	/* see hwpmc_main.c */
 static void hwpmc_drain_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(hwpmc_drain_work, hwpmc_drain_fn);
+
+/* A ring's samples wait at most this long for the drainer (20 ms). */
+#define HWPMC_DRAIN_DELAY	max(HZ / 50, 1)
+
+/*
+ * Wake the drainer by batch, not per sample: when a ring holds a quarter
+ * of its slots (@used), now; otherwise once, HWPMC_DRAIN_DELAY after the
+ * first sample that finds no drain pending.  Samples are taken where the
+ * workqueue may not be entered (NMI; the scheduler's tracepoints, under
+ * the runqueue lock), so the ring's irq_work queues the work: one
+ * self-interrupt per batch.  Any context, NMI included; no locks.
+ */
+static void hwpmc_drain_wake(struct hwpmc_ring *r, unsigned long used)
+{
+	bool batch = used >= max(hwpmc_nsamples / 4, 1);
+
+	/* Pending already: soon enough, unless a batch waits for a timer. */
+	if (delayed_work_pending(&hwpmc_drain_work) &&
+	    (!batch || !timer_pending(&hwpmc_drain_work.timer)))
+		return;
+	irq_work_queue(&r->kick);
+}
+
+/* A sample of @pm lost to a full ring, or to its owner's full share. */
+static void hwpmc_ring_drop(struct hwpmc_ring *r, struct hwpmc_pmc *pm)
+{
+	hwpmc_stat_inc(intr_bufferfull);
+	hwpmc_stat_inc(samples_dropped);
+	atomic64_inc(&pm->po->ring_drops);
+	hwpmc_drain_wake(r, hwpmc_nsamples);
+}
 
 static struct hwpmc_sample *hwpmc_slot(struct hwpmc_ring *r, unsigned long i)
 {
@@ -90,10 +112,17 @@ static struct hwpmc_sample *hwpmc_slot(struct hwpmc_ring *r, unsigned long i)
 				       (i % hwpmc_nsamples) * hwpmc_slot_size);
 }
 
-/* irq_work, in hard interrupt context: schedule the drainer now. */
+/* irq_work, in hard interrupt context: schedule the drainer. */
 static void hwpmc_ring_kick(struct irq_work *w)
 {
-	mod_delayed_work(system_unbound_wq, &hwpmc_drain_work, 0);
+	struct hwpmc_ring *r = container_of(w, struct hwpmc_ring, kick);
+	unsigned long used = local_read(&r->head) - READ_ONCE(r->tail);
+
+	if (used >= max(hwpmc_nsamples / 4, 1))
+		mod_delayed_work(system_unbound_wq, &hwpmc_drain_work, 0);
+	else
+		queue_delayed_work(system_unbound_wq, &hwpmc_drain_work,
+				   HWPMC_DRAIN_DELAY);
 }
 
 /*
@@ -184,7 +213,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	struct hwpmc_sample *s;
 	unsigned long h, used;
 
-	atomic64_inc(&hwpmc_stats.samples_taken);
+	hwpmc_stat_inc(samples_taken);
 	/* The owner's share first: released by the drainer (or here). */
 	if (atomic_inc_return(mine) > hwpmc_ring_share()) {
 		atomic_dec(mine);
@@ -225,10 +254,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	/* The slot is complete before the drainer may see it. */
 	smp_wmb();
 	WRITE_ONCE(s->ready, 1);
-	if (used + 1 >= hwpmc_nsamples / 4)
-		irq_work_queue(&r->kick);
-	else if (!delayed_work_pending(&hwpmc_drain_work))
-		irq_work_queue(&r->kick);
+	hwpmc_drain_wake(r, used + 1);
 }
 
 /*
@@ -239,9 +265,15 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
  */
 void hwpmc_sample_throttled(struct hwpmc_pmc *pm)
 {
-	atomic64_inc(&hwpmc_stats.samples_taken);
-	atomic64_inc(&hwpmc_stats.samples_throttled);
-	atomic64_inc(&pm->po->throttled);
+	hwpmc_sample_throttled_n(pm, 1);
+}
+
+/* @n samples of @pm throttled at once.  NMI-safe as the above. */
+void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n)
+{
+	hwpmc_stat_add(samples_taken, n);
+	hwpmc_stat_add(samples_throttled, n);
+	atomic64_add(n, &pm->po->throttled);
 }
 
 static void hwpmc_sample_log(struct hwpmc_sample *s)
@@ -255,7 +287,7 @@ static void hwpmc_sample_log(struct hwpmc_sample *s)
 	log = rcu_dereference(s->pm->po->log);
 	if (!log) {
 		/* The log went away with the sample in flight. */
-		atomic64_inc(&hwpmc_stats.samples_dropped);
+		hwpmc_stat_inc(samples_dropped);
 		rcu_read_unlock();
 		return;
 	}
@@ -272,7 +304,7 @@ static void hwpmc_sample_log(struct hwpmc_sample *s)
 		memcpy(cc->pl_pc, s->pc, s->npc * sizeof(u64));
 		hwpmc_log_commit(log, flags);
 	} else {
-		atomic64_inc(&hwpmc_stats.samples_dropped);
+		hwpmc_stat_inc(samples_dropped);
 	}
 	if (atomic64_read(&s->pm->po->ring_drops) ||
 	    atomic64_read(&s->pm->po->throttled))
@@ -290,7 +322,7 @@ void hwpmc_samples_drain(void)
 	unsigned int cpu;
 
 	mutex_lock(&hwpmc_drain_lock);
-	atomic64_inc(&hwpmc_stats.log_sweeps);
+	hwpmc_stat_inc(log_sweeps);
 	for_each_possible_cpu(cpu) {
 		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
 

@@ -11,6 +11,12 @@
  *                        a set-id exec into that window)
  *  debugfs hwpmc-test/    the directory of these triggers and the
  *                        backends' (x86/test_hold.c: hold_perfctr)
+ *  debugfs hwpmc-test/hold_cpu
+ *                        write N (1-15000): the writer's CPU spins with
+ *                        interrupts off until 0 is written (by another
+ *                        CPU) or N ms passed, as a vCPU its hypervisor
+ *                        descheduled would; read: the CPU held + 1, or 0
+ *                        (clockread_test: reads do not wait for it)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +26,8 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
+#include <linux/mutex.h>
+#include <linux/timekeeping.h>
 
 #include "hwpmc.h"
 
@@ -54,12 +62,59 @@ struct dentry *hwpmc_testing_dir(void)
 	return hwpmc_test_dir;
 }
 
+#define HOLD_CPU_MAX_MS	15000
+static DEFINE_MUTEX(hwpmc_test_hold_lock);	/* one holder */
+static int hwpmc_test_cpu_held;		/* the CPU held + 1, or 0 */
+static bool hwpmc_test_cpu_release;
+
+static int hold_cpu_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(hwpmc_test_cpu_held);
+	return 0;
+}
+
+/*
+ * Hold this CPU with interrupts off (nothing else runs here: no IPI is
+ * answered, no timer fires) until released or @val ms passed.  One
+ * holder at a time.
+ */
+static int hold_cpu_set(void *data, u64 val)
+{
+	unsigned long flags;
+	u64 end;
+
+	if (!val) {
+		WRITE_ONCE(hwpmc_test_cpu_release, true);
+		return 0;
+	}
+	if (val > HOLD_CPU_MAX_MS)
+		return -EINVAL;
+	if (!mutex_trylock(&hwpmc_test_hold_lock))
+		return -EBUSY;
+	WRITE_ONCE(hwpmc_test_cpu_release, false);
+	local_irq_save(flags);
+	end = ktime_get_mono_fast_ns() + val * NSEC_PER_MSEC;
+	WRITE_ONCE(hwpmc_test_cpu_held, smp_processor_id() + 1);
+	while (!READ_ONCE(hwpmc_test_cpu_release) &&
+	       ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+	WRITE_ONCE(hwpmc_test_cpu_held, 0);
+	local_irq_restore(flags);
+	mutex_unlock(&hwpmc_test_hold_lock);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(hold_cpu_fops, hold_cpu_get, hold_cpu_set,
+			 "%llu\n");
+
 int hwpmc_testing_init(void)
 {
 	WARN_ONCE(test_warn, "hwpmc: test_warn=1: deliberate warning for the rig self-test\n");
 	if (test_leak)
 		test_leak_cookie = ~(unsigned long)kmalloc(64, GFP_KERNEL);
 	hwpmc_test_dir = debugfs_create_dir("hwpmc-test", NULL);
+	debugfs_create_file_unsafe("hold_cpu", 0600, hwpmc_test_dir, NULL,
+				   &hold_cpu_fops);
 	return 0;
 }
 

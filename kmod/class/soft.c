@@ -4,13 +4,17 @@
  * that hwpmc counts (and samples) on machines without a PMU:
  *
  *   CLOCK.HARD        scheduler ticks: a per-CPU timer at HZ
- *   CLOCK.PROF        CPU time in nanoseconds: local_clock() between a
- *                     task's switch-in and switch-out; sampling PMCs run a
- *                     timer at their period, so any rate from 1 Hz to tens
- *                     of kHz works: a system-scope one on its CPU, a
- *                     process-scope one only on the CPUs where a thread of
- *                     a target runs (armed when it is switched in, stopped
- *                     when no target runs there)
+ *   CLOCK.PROF        CPU time in nanoseconds, exactly as the scheduler
+ *                     accounts it: the growth of each task's
+ *                     se.sum_exec_runtime (what /proc/PID/schedstat and
+ *                     CLOCK_THREAD_CPUTIME_ID show) between its switch-in
+ *                     and its switch-out, so the switch hook reads no
+ *                     clock and loses nothing; sampling PMCs run a timer at
+ *                     their period, so any rate from 1 Hz to tens of kHz
+ *                     works: a system-scope one on its CPU, a process-scope
+ *                     one only on the CPUs where a thread of a target runs
+ *                     (armed when it is switched in, stopped when no target
+ *                     runs there)
  *   PAGE_FAULT.*      the x86 page-fault tracepoints
  *   SCHED.SWITCH      sched_switch: one per switch away from a task
  *   SCHED.MIGRATE     sched_migrate_task
@@ -30,6 +34,7 @@
 #include <linux/cpu.h>
 #include <linux/tick.h>
 #include <linux/sched/clock.h>
+#include <linux/seqlock.h>
 #include <asm/irq_regs.h>
 
 #include "../hwpmc.h"
@@ -62,16 +67,22 @@ static const int soft_event_hook[PMC_SOFT_NEVENTS] = {
 /* Per CPU: the system-scope SOFT PMCs, one slot per row. */
 struct soft_cpu {
 	struct hwpmc_pmc __rcu *sys[SOFT_NROWS];
-	/* CLOCK.PROF: the task on this CPU and when we last looked */
+	u32 sys_events;			/* BIT(event) of sys[]'s PMCs, hwpmc_sx */
+	bool sys_prof;			/* a running CLOCK.PROF sampler in sys[] */
+	/*
+	 * CLOCK.PROF: the task on this CPU (from its switch-in) and its
+	 * scheduler runtime (se.sum_exec_runtime) already credited.  Written
+	 * by this CPU only, IRQs off (switch, timer, IPI, exit); read by
+	 * soft_read() on any CPU under prof_seq.
+	 */
+	seqcount_t prof_seq;
 	struct task_struct *prof_task;
 	u64 prof_base;
+	u64 prof_sbase;			/* ... and passed to the samplers */
 	struct hrtimer tick;		/* CLOCK.HARD */
 	bool tick_on;
 	struct hrtimer prof;		/* CLOCK.PROF sampling */
 	bool prof_on;
-	u64 prof_armed;			/* the period prof runs at, ns */
-	u64 sys_period;			/* system-scope samplers here, hwpmc_sx */
-	u64 task_period;		/* process-scope ones of current */
 	/* Throttling: samples taken in the tick thr_jiffies. */
 	unsigned long thr_jiffies;
 	unsigned int thr_count;
@@ -79,6 +90,8 @@ struct soft_cpu {
 
 static DEFINE_PER_CPU(struct soft_cpu, soft_cpu);
 static atomic_t soft_npmcs;		/* allocated SOFT PMCs */
+/* Allocated process-scope SOFT PMCs per event: may a task have any? */
+static atomic_t soft_nproc[PMC_SOFT_NEVENTS];
 static unsigned int soft_nhard;		/* running CLOCK.HARD PMCs, hwpmc_sx */
 static LIST_HEAD(soft_prof_samplers);	/* running CLOCK.PROF sampling PMCs */
 static atomic_t soft_prof_nts;		/* ... of them process-scope */
@@ -87,6 +100,8 @@ static atomic_t soft_prof_nts;		/* ... of them process-scope */
 #define SOFT_MAX_PERIOD		BIT_ULL(62)
 /* The shortest timer period; the longest is the scheduler tick. */
 #define SOFT_PROF_MIN_NS	(10 * NSEC_PER_USEC)
+/* Samples taken at once when several periods are due; the rest throttled. */
+#define SOFT_BURST		64
 
 static bool soft_is(const struct hwpmc_pmc *pm, u32 event)
 {
@@ -119,40 +134,54 @@ static bool soft_sample_budget(void)
 }
 
 /*
- * A sampling PMC saw @n events: one sample per period that elapsed, taken
- * with the interrupted registers @regs.  A late timer owes several; at
- * most a burst of 64 is taken at once and the rest later, unless the debt
- * grows past 1024 periods, when it is forgiven.  Where no sample can be taken (@regs is NULL:
- * inside the scheduler), the period stays elapsed and the next event that
- * can takes it.  No locks.
+ * A sampling PMC saw @n events: one sample per period that elapsed.  The
+ * policy when several elapsed at once (a CLOCK.PROF timer that fired
+ * late, IRQs having been off; a SOFT event's burst): every period due is
+ * credited to the context that was interrupted, each one a sample of
+ * @regs, so that a profile's counts stay proportional to the events; at
+ * most SOFT_BURST are taken at once, and the others are counted as
+ * throttled (DROPNOTIFY pl_throttled), never forgiven unseen.  Where no
+ * sample can be taken (!@can_sample: inside the scheduler, where the
+ * registers would be the scheduler's), the periods stay due and the next
+ * call that can sample takes them.  The debt is settled by one
+ * compare-and-exchange, so that CPUs crediting the same PMC at once never
+ * take a period twice.  No locks; any context but NMI.
  */
 static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
 			u64 n, struct pt_regs *regs, bool can_sample)
 {
 	s64 left = atomic64_sub_return(n, &pm->remaining);
-	unsigned int k;
+	u64 due, k;
 
-	if (left > 0 || !can_sample)
-		return;
-	for (k = 0; left <= 0 && k < 64; k++) {
+	do {
+		if (left > 0 || !can_sample)
+			return;
+		/* reload <= SOFT_MAX_PERIOD: neither side overflows. */
+		due = 1 + (u64)-left / pm->reload;
+	} while (!atomic64_try_cmpxchg(&pm->remaining, &left,
+				       left + due * pm->reload));
+	for (k = 0; k < due && k < SOFT_BURST; k++) {
 		if (soft_sample_budget())
 			hwpmc_sample_take(pm, task, regs);
 		else
 			hwpmc_sample_throttled(pm);
-		left = atomic64_add_return(pm->reload, &pm->remaining);
 	}
-	/* reload <= SOFT_MAX_PERIOD: neither side overflows. */
-	if (left < 0 && (u64)-left / 1024 >= pm->reload)
-		atomic64_set(&pm->remaining, pm->reload);
+	if (due > SOFT_BURST)
+		hwpmc_sample_throttled_n(pm, due - SOFT_BURST);
 }
 
 /*
  * Credit @n events of @event to @task's process-scope PMCs and to the
- * system-scope PMCs of this CPU; sampling PMCs take their samples.
- * Called from tracepoints and timers (any context but NMI); no locks.
+ * system-scope PMCs of this CPU, and @ns to the samplers' periods
+ * (CLOCK.PROF counts and samples from different points, see
+ * soft_prof_fold_at()); sampling PMCs take their samples.  The
+ * process hash is only looked at while a process-scope PMC of @event
+ * exists, the CPU's slots only while one of its system-scope PMCs counts
+ * @event.  Called from tracepoints and timers (any context but NMI); no
+ * locks.
  */
-static void soft_credit(struct task_struct *task, u32 event, u64 n,
-			struct pt_regs *regs, bool can_sample)
+static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
+			      u64 ns, struct pt_regs *regs, bool can_sample)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	struct hwpmc_process *pp;
@@ -160,137 +189,251 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n,
 	unsigned int i;
 
 	rcu_read_lock();
-	pp = hwpmc_proc_find(task->signal);
+	pp = atomic_read(&soft_nproc[event]) ? hwpmc_proc_find(task->signal)
+					       : NULL;
 	if (pp) {
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
 			if (!soft_is(pt->pm, event))
 				continue;
-			hwpmc_target_add(pt, task, n);
-			if (hwpmc_is_sampling(pt->pm))
-				soft_sample(pt->pm, task, n, regs, can_sample);
+			if (n)
+				hwpmc_target_add(pt, task, n);
+			if (ns && hwpmc_is_sampling(pt->pm))
+				soft_sample(pt->pm, task, ns, regs, can_sample);
 		}
 	}
-	for (i = 0; i < SOFT_NROWS; i++) {
+	if (!(READ_ONCE(sc->sys_events) & BIT(event)))
+		i = SOFT_NROWS;		/* no system-scope PMC of @event here */
+	else
+		i = 0;
+	for (; i < SOFT_NROWS; i++) {
 		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
 
 		if (!pm || !soft_is(pm, event))
 			continue;
-		atomic64_add(n, &pm->value);
-		if (hwpmc_is_sampling(pm))
-			soft_sample(pm, task, n, regs, can_sample);
+		if (n)
+			atomic64_add(n, &pm->value);
+		if (ns && hwpmc_is_sampling(pm))
+			soft_sample(pm, task, ns, regs, can_sample);
 	}
 	rcu_read_unlock();
 }
 
+/* @n events, counted and sampled. */
+static void soft_credit(struct task_struct *task, u32 event, u64 n,
+			struct pt_regs *regs, bool can_sample)
+{
+	soft_credit_split(task, event, n, n, regs, can_sample);
+}
+
+/* Is CLOCK.PROF counted on this CPU at all (switch hook)? */
+static bool soft_prof_wanted(struct soft_cpu *sc)
+{
+	return atomic_read(&soft_nproc[PMC_SOFT_CLOCK_PROF]) ||
+	       (READ_ONCE(sc->sys_events) & BIT(PMC_SOFT_CLOCK_PROF));
+}
+
 /*
- * Fold the CPU time @task (current) used since we last looked.  IRQs off.
+ * The CPU time @t has had, as the scheduler accounts it: its
+ * se.sum_exec_runtime, which the scheduler brings up to date at every
+ * switch and tick.  With @running (@t is current on @cpu), extended to
+ * now by the time since se.exec_start, which the scheduler adds at its
+ * next update: exec_start is on the runqueue's task clock, which is
+ * sched_clock_cpu() unless IRQ or steal time is taken out of it (then the
+ * extension is left to the next tick).  The two fields are read without
+ * the runqueue lock: read until the runtime did not move in between.
+ * Any context but NMI.
+ */
+static u64 soft_runtime(struct task_struct *t, bool running, int cpu)
+{
+	u64 sum = READ_ONCE(t->se.sum_exec_runtime);
+#if !IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) && \
+	!IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING)
+	unsigned int tries;
+	u64 start, again;
+	s64 d;
+
+	for (tries = 0; running && tries < 4; tries++) {
+		start = READ_ONCE(t->se.exec_start);
+		d = sched_clock_cpu(cpu) - start;
+		/* exec_start before the second look at the runtime. */
+		smp_rmb();
+		again = READ_ONCE(t->se.sum_exec_runtime);
+		if (again == sum)
+			return d > 0 ? sum + d : sum;
+		sum = again;
+	}
+#endif
+	return sum;
+}
+
+/*
+ * Credit the CPU time @task (current) had since the last fold.  IRQs off,
+ * on this CPU, inside prof_seq's write section.  Counts move only by the
+ * scheduler's runtime as it stands (@runtime: at a switch, and at start,
+ * stop and exit, extended to now, after which nothing more is counted
+ * from this stint), so that no estimate ever enters a count; the
+ * samplers' periods move by @sruntime, which the timer extends to now
+ * (prof_sbase), so that a sample falls when its period of CPU time ends.
  * @regs: the interrupted registers when called from the sampling timer,
  * the only place samples are taken; elsewhere (switch, exit) a period
- * that ends stays due until the timer next finds the task running.
+ * that ends stays due until the timer next finds a target running.
  */
-static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
-			   struct pt_regs *regs)
+static void soft_prof_fold_at(struct soft_cpu *sc, struct task_struct *task,
+			      u64 runtime, u64 sruntime, struct pt_regs *regs)
 {
-	u64 now = local_clock();
+	u64 n = 0, ns = 0;
 
-	if (sc->prof_task == task && now > sc->prof_base && !is_idle_task(task))
-		soft_credit(task, PMC_SOFT_CLOCK_PROF, now - sc->prof_base,
-			    regs, !!regs);
+	if (sc->prof_task == task && !is_idle_task(task)) {
+		if (runtime > sc->prof_base)
+			n = runtime - sc->prof_base;
+		if (sruntime > sc->prof_sbase)
+			ns = sruntime - sc->prof_sbase;
+		if (n || ns)
+			soft_credit_split(task, PMC_SOFT_CLOCK_PROF, n, ns,
+					  regs, !!regs);
+	}
+	if (sc->prof_task != task || runtime > sc->prof_base)
+		sc->prof_base = runtime;
+	if (sc->prof_task != task || sruntime > sc->prof_sbase)
+		sc->prof_sbase = sruntime;
 	sc->prof_task = task;
-	sc->prof_base = now;
-}
-
-static u64 soft_prof_clamp(u64 period)
-{
-	/*
-	 * Faster than 100 kHz is no use and would swamp the CPU.  Slower
-	 * than the scheduler tick, the timer would rarely find the sampled
-	 * task running on a CPU shared with others: it ticks at least at HZ
-	 * and samples when a period has ended.
-	 */
-	return period ? clamp_t(u64, period, SOFT_PROF_MIN_NS, TICK_NSEC) : 0;
 }
 
 /*
- * The timer period @task's process-scope CLOCK.PROF samplers need on its
- * CPU: their shortest period, 0 for none.  RCU read side, no lock; any
- * context but NMI.
+ * The same, up to now (start, stop, exit: @count; the timer: the
+ * samplers only).  @task is current.  IRQs off.
  */
-static u64 soft_task_prof_period(struct task_struct *task)
+static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
+			   bool count, struct pt_regs *regs)
+{
+	u64 now, counted;
+
+	raw_write_seqcount_begin(&sc->prof_seq);
+	now = soft_runtime(task, true, smp_processor_id());
+	if (count)
+		counted = now;
+	else if (sc->prof_task == task)
+		counted = sc->prof_base;
+	else
+		counted = READ_ONCE(task->se.sum_exec_runtime);
+	soft_prof_fold_at(sc, task, counted, now, regs);
+	raw_write_seqcount_end(&sc->prof_seq);
+}
+
+/* The least of @ns and @pm's CPU time to its next sample, if sooner. */
+static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
+{
+	s64 left = atomic64_read(&pm->remaining);
+	u64 due;
+
+	/*
+	 * Periods already due (they ended in the scheduler or on another
+	 * CPU) are taken with the next one, a period of CPU time from now,
+	 * where the target runs, not at the first point after its
+	 * switch-in where interrupts are on.
+	 */
+	if (left <= 0)
+		due = pm->reload;
+	else
+		due = max_t(u64, left, SOFT_PROF_MIN_NS);
+
+	return !ns || due < ns ? due : ns;
+}
+
+/*
+ * When this CPU's CLOCK.PROF timer must fire for @task (current or being
+ * switched in): after the least CPU time any sampler counting @task here
+ * (its process's, this CPU's system-scope ones) has left to its next
+ * sample, at least SOFT_PROF_MIN_NS; at most a tick later, since the
+ * threads of a process on other CPUs use the same period.  0: no timer,
+ * no sampler counts @task here.  RCU read side, no lock; any context but
+ * NMI.
+ */
+static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task)
 {
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt;
-	u64 period = 0;
+	unsigned int i;
+	u64 ns = 0;
 
-	if (!atomic_read(&soft_prof_nts) || is_idle_task(task) ||
-	    (task->flags & PF_KTHREAD))
+	if (is_idle_task(task))
 		return 0;
 	rcu_read_lock();
-	pp = hwpmc_proc_find(task->signal);
+	pp = atomic_read(&soft_prof_nts) && !(task->flags & PF_KTHREAD) ?
+	     hwpmc_proc_find(task->signal) : NULL;
 	if (pp)
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
 			if (soft_is(pt->pm, PMC_SOFT_CLOCK_PROF) &&
-			    hwpmc_is_sampling(pt->pm) &&
-			    (!period || pt->pm->reload < period))
-				period = pt->pm->reload;
+			    hwpmc_is_sampling(pt->pm))
+				ns = soft_prof_sooner(ns, pt->pm);
+	for (i = 0; READ_ONCE(sc->sys_prof) && i < SOFT_NROWS; i++) {
+		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
+
+		if (pm && soft_is(pm, PMC_SOFT_CLOCK_PROF) &&
+		    hwpmc_is_sampling(pm))
+			ns = soft_prof_sooner(ns, pm);
+	}
 	rcu_read_unlock();
-	return soft_prof_clamp(period);
+	return ns ? min_t(u64, ns, TICK_NSEC) : 0;
 }
 
 /*
- * The timer period this CPU needs: the shortest of its system-scope
- * samplers' and the running task's process-scope ones; 0 for none.
- */
-static u64 soft_prof_needed(struct soft_cpu *sc)
-{
-	u64 sys = READ_ONCE(sc->sys_period), task = sc->task_period;
-
-	return sys && task ? min(sys, task) : (sys | task);
-}
-
-/*
- * Run this CPU's CLOCK.PROF timer at the shortest period needed here, or
- * stop it.  IRQs off, on the CPU itself: the timer's callback (hard
+ * Run this CPU's CLOCK.PROF timer as @task (current, or being switched
+ * in) needs it, or stop it: the timer runs only while a sampled target
+ * runs here.  IRQs off, on the CPU itself: the timer's callback (hard
  * interrupt, pinned) cannot run meanwhile.
  */
-static void soft_prof_arm(struct soft_cpu *sc)
+static void soft_prof_arm(struct soft_cpu *sc, struct task_struct *task)
 {
-	u64 period = soft_prof_needed(sc);
+	u64 ns = soft_prof_next(sc, task);
 
-	if (!period) {
+	if (!ns) {
 		if (sc->prof_on)
 			hrtimer_try_to_cancel(&sc->prof);
 		sc->prof_on = false;
 		return;
 	}
-	if (sc->prof_on && sc->prof_armed == period)
-		return;
 	sc->prof_on = true;
-	sc->prof_armed = period;
-	hrtimer_start(&sc->prof, ns_to_ktime(period),
+	hrtimer_start(&sc->prof, ns_to_ktime(ns),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /*
  * sched_switch (IRQs off, runqueue locked; class op switch_task):
- * CLOCK.PROF, SCHED.SWITCH.
+ * CLOCK.PROF, SCHED.SWITCH.  A switch of tasks nobody monitors costs a
+ * look at counters: the process hash is only searched while a
+ * process-scope PMC of the event exists, a CPU's slots only while it has
+ * a system-scope one, and no clock is read (CLOCK.PROF credits the
+ * scheduler's own runtime).
  */
 static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
-	if (atomic_read(&soft_npmcs)) {
-		soft_prof_fold(sc, prev, NULL);
-		/* prev is current: its user state can be sampled. */
-		soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1, NULL, true);
+	if (!atomic_read(&soft_npmcs))
+		return;
+	if (soft_prof_wanted(sc)) {
+		/*
+		 * The scheduler updated prev's runtime in __schedule() just
+		 * before this hook (put_prev_task(), or the dequeue of a
+		 * task that blocks), and next's has not moved since its last
+		 * switch-out: no time falls between two tasks.
+		 */
+		u64 rt = READ_ONCE(prev->se.sum_exec_runtime);
+
+		raw_write_seqcount_begin(&sc->prof_seq);
+		soft_prof_fold_at(sc, prev, rt, rt, NULL);
+		sc->prof_task = next;
+		sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
+		sc->prof_sbase = sc->prof_base;
+		raw_write_seqcount_end(&sc->prof_seq);
 	}
-	sc->prof_task = next;
-	sc->prof_base = local_clock();
-	/* The timer runs only while a process-scope sampler's target runs. */
-	if (sc->task_period || atomic_read(&soft_prof_nts)) {
-		sc->task_period = soft_task_prof_period(next);
-		soft_prof_arm(sc);
-	}
+	/* prev is current: its user state can be sampled. */
+	soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1, NULL, true);
+	/* The timer runs only while a sampled target runs. */
+	if (sc->prof_on || atomic_read(&soft_prof_nts) ||
+	    READ_ONCE(sc->sys_prof))
+		soft_prof_arm(sc, next);
 }
 
 /*
@@ -333,19 +476,89 @@ static void hwpmc_soft_exit(struct task_struct *task)
 	if (!atomic_read(&soft_npmcs))
 		return;
 	local_irq_save(flags);
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), task, NULL);
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), task, true, NULL);
 	local_irq_restore(flags);
 }
 
 /* IPI: bring CLOCK.PROF up to date on this CPU. */
 static void soft_prof_fold_ipi(void *unused)
 {
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, NULL);
+	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, true, NULL);
 }
 
+/*
+ * PMCSTART and PMCSTOP (not reads): every CPU folds what its task ran so
+ * far, so that a PMC counts from its start and up to its stop.
+ */
 static void soft_prof_sync(void)
 {
 	on_each_cpu(soft_prof_fold_ipi, NULL, 1);
+}
+
+/*
+ * The CPU time @pm counts that @cpu has not credited yet: what the task
+ * running there had since its last fold, if @pm counts that task.  No
+ * IPI, no lock: the CPU's prof_seq gives a consistent (task, base), and
+ * the task's runtime is the scheduler's, read as soft_runtime() reads
+ * it.  The task cannot be freed meanwhile: it was current at the
+ * snapshot, and its last reference goes after a grace period that this
+ * RCU read side holds off.  Process context, RCU held.
+ */
+static u64 soft_prof_inflight(struct hwpmc_pmc *pm, unsigned int cpu)
+{
+	struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
+	struct task_struct *t;
+	unsigned int seq;
+	u64 base, rt, in;
+
+	do {
+		in = 0;
+		seq = read_seqcount_begin(&sc->prof_seq);
+		t = READ_ONCE(sc->prof_task);
+		base = READ_ONCE(sc->prof_base);
+		if (t && !is_idle_task(t) &&
+		    (hwpmc_is_system(pm) || hwpmc_target_find(t, pm))) {
+			rt = soft_runtime(t, true, cpu);
+			in = rt > base ? rt - base : 0;
+		}
+	} while (read_seqcount_retry(&sc->prof_seq, seq));
+	return in;
+}
+
+/*
+ * A running CLOCK.PROF PMC's value: what the switch, tick and timer paths
+ * credited, plus the in-flight time of the targets running now, from
+ * each CPU's own state (no IPI, no lock: a CPU that does not answer
+ * delays no reader).  The credited value is read before and after: if
+ * some CPU credited @pm in between (a target switched out), the
+ * in-flight time may be in both, and the read is done again.  After
+ * SOFT_READ_TRIES such tries the credited value alone is returned (at
+ * most the time since each running target's switch-in short).
+ */
+#define SOFT_READ_TRIES		16
+
+static u64 soft_prof_read(struct hwpmc_pmc *pm)
+{
+	unsigned int cpu, tries = 0;
+	u64 before, after, in;
+
+	rcu_read_lock();
+	do {
+		before = atomic64_read(&pm->value);
+		/* The value before the CPUs' state, and after it, below. */
+		smp_rmb();
+		in = 0;
+		if (hwpmc_is_system(pm))
+			in = soft_prof_inflight(pm, pm->cpu);
+		else
+			for_each_online_cpu(cpu)
+				in += soft_prof_inflight(pm, cpu);
+		/* Pairs with the first: after every CPU's state. */
+		smp_rmb();
+		after = atomic64_read(&pm->value);
+	} while (before != after && ++tries < SOFT_READ_TRIES);
+	rcu_read_unlock();
+	return before == after ? after + in : after;
 }
 
 /* CLOCK.HARD: a pinned per-CPU timer at the scheduler tick rate. */
@@ -357,33 +570,32 @@ static enum hrtimer_restart soft_tick_fn(struct hrtimer *t)
 }
 
 /*
- * CLOCK.PROF sampling: this CPU's pinned timer, while a sampler needs it
- * (hard interrupt).  It stops itself when none does any more.
+ * CLOCK.PROF sampling: this CPU's pinned timer, armed while a sampled
+ * target runs here to fire when the first of its samplers' periods ends
+ * (hard interrupt).  It credits the CPU time up to now, so the samples
+ * due are taken with the registers of the context that was running: the
+ * target's (its user PC when it ran in user mode).  It stops itself when
+ * no sampler needs it any more.
  */
 static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
-	u64 period;
+	u64 ns;
 
-	soft_prof_fold(sc, current, get_irq_regs());
-	sc->task_period = soft_task_prof_period(current);
-	period = soft_prof_needed(sc);
-	if (!period) {
+	soft_prof_fold(sc, current, false, get_irq_regs());
+	ns = soft_prof_next(sc, current);
+	if (!ns) {
 		sc->prof_on = false;
 		return HRTIMER_NORESTART;
 	}
-	sc->prof_armed = period;
-	hrtimer_forward_now(t, ns_to_ktime(period));
+	hrtimer_forward_now(t, ns_to_ktime(ns));
 	return HRTIMER_RESTART;
 }
 
 /* IPI: the samplers changed; run the timer as this CPU now needs. */
 static void soft_prof_rearm_ipi(void *unused)
 {
-	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
-
-	sc->task_period = soft_task_prof_period(current);
-	soft_prof_arm(sc);
+	soft_prof_arm(this_cpu_ptr(&soft_cpu), current);
 }
 
 static void soft_prof_stop_cpu(unsigned int cpu)
@@ -407,7 +619,7 @@ static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 				      struct hwpmc_pmc *old)
 {
 	struct hwpmc_pmc *p, *ch = pm ? pm : old;
-	u64 period = 0;
+	bool sys = false;
 
 	lockdep_assert_held(&hwpmc_sx);
 	if (pm)
@@ -417,11 +629,10 @@ static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 	cpus_read_lock();
 	if (hwpmc_is_system(ch)) {
 		list_for_each_entry(p, &soft_prof_samplers, cls_node)
-			if (hwpmc_is_system(p) && p->cpu == ch->cpu &&
-			    (!period || p->reload < period))
-				period = p->reload;
-		WRITE_ONCE(per_cpu(soft_cpu, ch->cpu).sys_period,
-			   soft_prof_clamp(period));
+			sys |= hwpmc_is_system(p) && p->cpu == ch->cpu;
+		if (pm)
+			WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+		WRITE_ONCE(per_cpu(soft_cpu, ch->cpu).sys_prof, sys);
 		if (cpu_online(ch->cpu))
 			smp_call_function_single(ch->cpu, soft_prof_rearm_ipi,
 						 NULL, 1);
@@ -471,6 +682,24 @@ static void soft_ticks_update(int delta)
 	cpus_read_unlock();
 }
 
+/* The events @cpu's system-scope PMCs count, for the hooks (hwpmc_sx). */
+static void soft_sys_events_update(unsigned int cpu)
+{
+	struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
+	unsigned int i;
+	u32 events = 0;
+
+	lockdep_assert_held(&hwpmc_sx);
+	for (i = 0; i < SOFT_NROWS; i++) {
+		struct hwpmc_pmc *pm = rcu_dereference_protected(sc->sys[i],
+					lockdep_is_held(&hwpmc_sx));
+
+		if (pm)
+			events |= BIT(pm->event);
+	}
+	WRITE_ONCE(sc->sys_events, events);
+}
+
 static int soft_allocate(struct hwpmc_pmc *pm,
 			 const struct pmc_op_pmcallocate *a)
 {
@@ -483,18 +712,26 @@ static int soft_allocate(struct hwpmc_pmc *pm,
 		if (err)
 			return err;
 	}
-	if (hwpmc_is_system(pm))
+	if (hwpmc_is_system(pm)) {
 		rcu_assign_pointer(per_cpu(soft_cpu, pm->cpu).sys[pm->row -
 					pm->cls->firstrow], pm);
+		soft_sys_events_update(pm->cpu);
+	} else {
+		atomic_inc(&soft_nproc[pm->event]);
+	}
 	atomic_inc(&soft_npmcs);
 	return 0;
 }
 
 static void soft_release(struct hwpmc_pmc *pm)
 {
-	if (hwpmc_is_system(pm))
+	if (hwpmc_is_system(pm)) {
 		RCU_INIT_POINTER(per_cpu(soft_cpu, pm->cpu).sys[pm->row -
 					pm->cls->firstrow], NULL);
+		soft_sys_events_update(pm->cpu);
+	} else {
+		atomic_dec(&soft_nproc[pm->event]);
+	}
 	if (soft_event_hook[pm->event] >= 0)
 		hwpmc_hook_put(soft_event_hook[pm->event]);
 	atomic_dec(&soft_npmcs);
@@ -526,10 +763,11 @@ static void soft_stop(struct hwpmc_pmc *pm)
 		soft_ticks_update(-1);
 }
 
+/* PMCRW, with the owner's lock only: never waits for another CPU. */
 static u64 soft_read(struct hwpmc_pmc *pm)
 {
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_running(pm))
-		soft_prof_sync();
+		return soft_prof_read(pm);
 	return atomic64_read(&pm->value);
 }
 
@@ -543,7 +781,11 @@ static void soft_cpu_online(unsigned int cpu)
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	unsigned long flags;
 
+	local_irq_save(flags);
+	raw_write_seqcount_begin(&sc->prof_seq);
 	sc->prof_task = NULL;
+	raw_write_seqcount_end(&sc->prof_seq);
+	local_irq_restore(flags);
 	if (soft_nhard)
 		soft_tick_start_ipi(NULL);
 	local_irq_save(flags);
@@ -596,6 +838,7 @@ static unsigned int soft_probe(struct hwpmc_class *cls)
 	for_each_possible_cpu(cpu) {
 		struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
 
+		seqcount_init(&sc->prof_seq);
 		hrtimer_init(&sc->tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		sc->tick.function = soft_tick_fn;

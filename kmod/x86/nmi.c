@@ -314,12 +314,12 @@ static int hwpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 		return NMI_HANDLED;	/* a late one: see the window */
 	}
 	if (!handled) {
-		atomic64_inc(&hwpmc_stats.intr_ignored);
+		hwpmc_stat_inc(intr_ignored);
 		return NMI_DONE;
 	}
 	hwpmc_x86_nmi_window_open(xc);
 	/* Interrupts, as FreeBSD counts them, not the counters in each. */
-	atomic64_inc(&hwpmc_stats.intr_processed);
+	hwpmc_stat_inc(intr_processed);
 	hwpmc_x86_lvtpc_nmi();
 	return NMI_HANDLED;
 }

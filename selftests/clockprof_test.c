@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CLOCK.PROF counts the CPU time the scheduler accounts to its targets:
+ * within 0.5% of the tasks' own CPU clocks (se.sum_exec_runtime, read by
+ * the job itself through CLOCK_PROCESS_CPUTIME_ID, which is
+ * /proc/PID/schedstat's first field brought up to now) on a switch-heavy job (a parent and a child
+ * bouncing a byte over two pipes) and on a multi-threaded job whose
+ * threads migrate between CPUs, as root and as uid 65534.
+ *
+ * The job reads its clocks before and after its work and blocks while the
+ * PMC is read, so that neither side counts time the other does not.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "hwpmc_util.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#define NOBODY		65534
+#define ROUNDS		10000		/* ping-pong round trips */
+#define NTHREADS	4
+#define THREAD_NS	150000000ull	/* CPU time per thread */
+
+/* uid 65534, dumpable again (the uid change cleared it). */
+static int become_nobody(void)
+{
+	return setresgid(NOBODY, NOBODY, NOBODY) ||
+	       setresuid(NOBODY, NOBODY, NOBODY) ||
+	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/*
+ * This (single-threaded) process's runtime, ns: its se.sum_exec_runtime
+ * brought up to now (/proc/self/schedstat's first field is the same sum
+ * as of the last tick, up to 4 ms behind).
+ */
+static __u64 self_schedstat(void)
+{
+	return hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/*
+ * A job, run in the gated child: tells its CPU time so far on @out and
+ * waits for a byte on @in (the PMC is read meanwhile), does its work,
+ * writes the CPU time the work took (ns) to @out and waits for @in to
+ * close before it exits.  The PMC's count over the same window is
+ * compared: a guest that its host starves charges whatever runs with the
+ * lost time, so neither side may count a moment the other does not.
+ */
+typedef int (*job_fn)(int out, int in);
+
+/* The start of a job's window: its CPU time, or 0 on error. */
+static __u64 job_begin(int out, int in)
+{
+	__u64 ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	char c;
+
+	if (hwpmc_xwrite(out, &ns, sizeof(ns)) || read(in, &c, 1) != 1)
+		return 0;
+	return ns;
+}
+
+/* Parent and child: ROUNDS round trips of a byte over two pipes. */
+static int job_pingpong(int out, int in)
+{
+	int ab[2], ba[2], back[2];
+	__u64 mine, theirs = 0;
+	pid_t pid;
+	char c = 0;
+	long i;
+
+	__u64 start;
+
+	if (pipe(ab) || pipe(ba) || pipe(back))
+		return 30;
+	start = job_begin(out, in);
+	if (!start)
+		return 37;
+	pid = fork();
+	if (pid < 0)
+		return 31;
+	if (!pid) {
+		close(ab[1]);
+		close(ba[0]);
+		close(back[0]);
+		for (i = 0; i < ROUNDS; i++)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+		mine = self_schedstat();
+		if (write(back[1], &mine, sizeof(mine)) != sizeof(mine))
+			_exit(2);
+		/* Blocked until the parent's job is over (EOF). */
+		if (read(ab[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(ab[0]);
+	close(ba[1]);
+	close(back[1]);
+	for (i = 0; i < ROUNDS; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return 32;
+	if (hwpmc_xread(back[0], &theirs, sizeof(theirs)))
+		return 33;
+	/* The child's whole life is in the window. */
+	mine = self_schedstat() - start + theirs;
+	if (!theirs || hwpmc_xwrite(out, &mine, sizeof(mine)))
+		return 34;
+	/* The PMC is read while both wait here. */
+	if (read(in, &c, 1) < 0)
+		return 35;
+	close(ab[1]);
+	return waitpid(pid, NULL, 0) == pid ? 0 : 36;
+}
+
+/*
+ * Threads burning THREAD_NS of CPU time each, moving themselves between
+ * the CPUs as they go (and yielding), so that they migrate and share
+ * CPUs with each other.
+ */
+static void *burner(void *arg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), k = (long)arg;
+	volatile unsigned long spin = 0;
+	unsigned int i;
+
+	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < THREAD_NS) {
+		if (ncpu > 1)
+			hwpmc_pin_cpu(k++ % ncpu);
+		for (i = 0; i < 200000; i++)
+			spin++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+static int job_threads(int out, int in)
+{
+	pthread_t t[NTHREADS];
+	cpu_set_t all;
+	__u64 ns, start;
+	long i;
+	char c;
+
+	CPU_ZERO(&all);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &all);
+	sched_setaffinity(0, sizeof(all), &all);
+	start = job_begin(out, in);
+	if (!start)
+		return 43;
+	for (i = 0; i < NTHREADS; i++)
+		if (pthread_create(&t[i], NULL, burner, (void *)i))
+			return 40;
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(t[i], NULL);
+	/* Every thread's time, the exited ones' too. */
+	ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start;
+	if (hwpmc_xwrite(out, &ns, sizeof(ns)))
+		return 41;
+	return read(in, &c, 1) < 0 ? 42 : 0;
+}
+
+struct run {
+	job_fn job;
+	bool nobody;
+	const char *name;
+};
+
+/*
+ * In a child (as @r->nobody says): a process-scope counting CLOCK.PROF
+ * with PMC_F_DESCENDANTS attached to the gated job; its count against the
+ * job's own clocks.  Exit 0 when within 0.5%.
+ */
+static int run_job(struct hwpmc_child *me, void *arg)
+{
+	const struct run *r = arg;
+	int fd, go, res[2], rel[2], status = 0;
+	__u64 sched_ns = 0, pmc_ns = 0, pmc_start = 0;
+	double err;
+	__u32 id;
+	pid_t pid;
+
+	if (r->nobody && become_nobody())
+		return 10;
+	if (pipe(res) || pipe(rel))
+		return 11;
+	fd = hwpmc_open();
+	if (fd < 0)
+		return 12;
+	if (hwpmc_soft_tc(fd, PMC_SOFT_CLOCK_PROF, PMC_F_DESCENDANTS, &id))
+		return 13;
+	pid = hwpmc_fork_gated(&go);
+	if (pid < 0)
+		return 14;
+	if (!pid) {
+		close(res[0]);
+		close(rel[1]);
+		_exit(r->job(res[1], rel[0]));
+	}
+	close(res[1]);
+	close(rel[0]);
+	if (hwpmc_attach(fd, id, pid) || hwpmc_start(fd, id))
+		return 15;
+	if (write(go, "g", 1) != 1)
+		return 16;
+	/* The job is blocked at each read: nothing of it is running. */
+	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns)) ||
+	    hwpmc_read(fd, id, &pmc_start) || write(rel[1], "g", 1) != 1)
+		return 17;
+	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns))) {
+		/* The job failed: its status says where. */
+		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+			return 100 + WEXITSTATUS(status);
+		return WIFSIGNALED(status) ? 200 + WTERMSIG(status) : 17;
+	}
+	if (hwpmc_read(fd, id, &pmc_ns))
+		return 18;
+	pmc_ns -= pmc_start;
+	close(rel[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 19;
+	if (WEXITSTATUS(status))
+		return 100 + WEXITSTATUS(status);
+	err = ((double)pmc_ns - (double)sched_ns) / (double)sched_ns;
+	printf("# %s as %s: CLOCK.PROF %llu ns, scheduler %llu ns, %+.3f%%\n",
+	       r->name, r->nobody ? "uid 65534" : "root",
+	       (unsigned long long)pmc_ns, (unsigned long long)sched_ns,
+	       100 * err);
+	fflush(stdout);
+	close(fd);
+	return err < -0.005 || err > 0.005 ? 20 : 0;
+}
+
+static void check(struct __test_metadata *_metadata, job_fn job,
+		  const char *name)
+{
+	struct run r = { job, false, name };
+	struct hwpmc_child c;
+	int rc;
+
+	ASSERT_EQ(0, hwpmc_child_start(&c, run_job, &r));
+	rc = hwpmc_child_wait(&c);
+	EXPECT_EQ(0, rc) TH_LOG("%s as root: step %d failed (20: off by more than 0.5%%; 1xx: the job's step xx, 2xx: killed by signal xx)",
+				name, rc);
+	r.nobody = true;
+	ASSERT_EQ(0, hwpmc_child_start(&c, run_job, &r));
+	rc = hwpmc_child_wait(&c);
+	EXPECT_EQ(0, rc) TH_LOG("%s as uid 65534: step %d failed (20: off by more than 0.5%%; 1xx: the job's step xx)",
+				name, rc);
+}
+
+/* Slow under TCG: a fixture for the timeouts. */
+FIXTURE(clk) {
+	int unused;
+};
+
+FIXTURE_SETUP(clk)
+{
+}
+
+FIXTURE_TEARDOWN(clk)
+{
+}
+
+/* Two processes switching 4 * ROUNDS times: nothing lost per switch. */
+TEST_F_TIMEOUT(clk, pingpong_matches_schedstat, 600)
+{
+	check(_metadata, job_pingpong, "pipe ping-pong, 2 processes");
+}
+
+/* NTHREADS threads migrating between the CPUs. */
+TEST_F_TIMEOUT(clk, threads_match_process_cputime, 600)
+{
+	check(_metadata, job_threads, "4 migrating threads");
+}
+
+TEST_HARNESS_MAIN
