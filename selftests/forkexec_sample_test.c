@@ -18,6 +18,7 @@
 #define LOGPATH "/tmp/hwpmc-forkexec-test.log"
 #define TRUE_BIN "/bin/true"
 #define LOOP_SECS 3
+#define MIN_ROUNDS 6	/* per loop, however slow the guest (PREEMPT_RT, TCG) */
 
 struct tally {
 	__u32 sys[2], desc;	/* PMC ids */
@@ -73,7 +74,8 @@ static int tally_fn(const struct pmclog_header *h, void *arg)
 
 /*
  * Pinned to @cpu, fork a child that execs /bin/true and wait for it, for
- * LOOP_SECS after "go"; then report the number of rounds on @out.
+ * LOOP_SECS after "go" and at least MIN_ROUNDS times; then report the
+ * number of rounds on @out.
  */
 static pid_t spawn_loop(int cpu, int *go, int out)
 {
@@ -99,7 +101,7 @@ static pid_t spawn_loop(int cpu, int *go, int out)
 			_exit(12);
 		n++;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (t.tv_sec - t0.tv_sec < LOOP_SECS);
+	} while (t.tv_sec - t0.tv_sec < LOOP_SECS || n < MIN_ROUNDS);
 	if (write(out, &n, sizeof(n)) != sizeof(n))
 		_exit(13);
 	_exit(0);

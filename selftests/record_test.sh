@@ -203,10 +203,25 @@ ok "report: the vDSO is not taken for a program (no process named [vdso])" \
 	sh -c "! grep -q '^\[vdso\];' vdsof.out"
 
 # --- -p PID ------------------------------------------------------------------
+# The process is stopped while hwpmc-record starts (seconds on a slow guest,
+# PREEMPT_RT under emulation: it would be gone before the attach) and let
+# go once hwpmc-control -l shows the PMC's row as THREAD (the attach comes
+# right after the allocation; stopped, the process waits for it).
 "$HOT" 3 &
 hp=$!
 sleep 0.3
-"$RECORD" -g -p "$hp" -o pid.data >prec.out 2>&1
+kill -STOP "$hp"
+"$RECORD" -g -p "$hp" -o pid.data >prec.out 2>&1 &
+rp=$!
+i=0
+while [ "$i" -lt 600 ] && kill -0 "$rp" 2>/dev/null &&
+	! "$TOOLS/hwpmc-control" -l 2>/dev/null | grep -qw THREAD; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.3
+kill -CONT "$hp"
+wait "$rp"
 rc=$?
 wait "$hp"
 show prec.out 4

@@ -14,7 +14,8 @@
  * proves they stay equal), the targets: the probe's child forked inside
  * its Landlock domain and one forked before it, a process of the same user
  * that is not its child, a non-dumpable one, one of another user.  And,
- * where apparmor_parser exists, an AppArmor profile that denies ptrace.
+ * where AppArmor is enabled and apparmor_parser exists, profiles that
+ * allow ptrace, deny it, and deny it and CAP_PERFMON, as root and 65534.
  * hwpmc's own rule (the FreeBSD credential rule, kernel.hwpmc.*) applies
  * too, so unprivileged_proc_debug stays 1 here.
  *
@@ -331,14 +332,66 @@ TEST_F(lsm, landlock_domain_confines_attach)
 	EXPECT_EQ(1, n);
 }
 
-/* AppArmor: a profile that denies ptrace read to everything. */
-#define AA_PROFILE "hwpmc_selftest_noptrace"
-#define AA_FILE "/tmp/hwpmc-selftest-apparmor"
+/*
+ * AppArmor.  A probe changes to a profile (change_profile, at once), then
+ * becomes its user and asks both interfaces about every target.  The
+ * profiles allow everything else; the rules that differ:
+ *   allow:     "ptrace," -- AppArmor says yes: as unconfined;
+ *   noptrace:  "deny ptrace," -- ptrace read (so perf_event_open) denied
+ *              to every target, unless the caller has CAP_PERFMON, which
+ *              skips the check in perf and in hwpmc alike (root);
+ *   nocap:     "deny ptrace," and no CAP_PERFMON, CAP_SYS_ADMIN or
+ *              CAP_SYS_PTRACE: root too is denied everywhere.
+ * The profiles are loaded with apparmor_parser from the host's (read-only)
+ * root: -K, no cache; and removed at the end.
+ */
+#define AA_FILE		"/tmp/hwpmc-selftest-apparmor"
+#define AA_PREFIX	"hwpmc_selftest_"
+
+static const char *aa_parser(void)
+{
+	static const char *const parsers[] = {
+		"/sbin/apparmor_parser", "/usr/sbin/apparmor_parser",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(parsers); i++)
+		if (!access(parsers[i], X_OK))
+			return parsers[i];
+	return NULL;
+}
+
+/* Load (@op "-r") or remove ("-R") the three profiles; system()'s status. */
+static int aa_profiles(const char *parser, const char *op)
+{
+	static const char *const rules[] = {
+		"allow", "  ptrace,\n",
+		"noptrace", "  deny ptrace,\n",
+		"nocap", "  deny ptrace,\n  deny capability perfmon,\n"
+			 "  deny capability sys_admin,\n"
+			 "  deny capability sys_ptrace,\n",
+	};
+	char cmd[256];
+	unsigned int i;
+	FILE *f;
+
+	f = fopen(AA_FILE, "w");
+	if (!f)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(rules); i += 2)
+		fprintf(f, "profile " AA_PREFIX "%s flags=(attach_disconnected) {\n"
+			"  file,\n  capability,\n  network,\n  signal,\n  unix,\n"
+			"%s}\n",
+			rules[i], rules[i + 1]);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s -K %s %s 2>&1", parser, op, AA_FILE);
+	return system(cmd);
+}
 
 static int aa_probe_main(struct hwpmc_child *me, void *arg)
 {
 	struct probe *p = arg;
-	char buf[64];
+	char buf[64], cur[128] = "";
 	int fd, n;
 
 	fd = open("/proc/self/attr/apparmor/current", O_WRONLY);
@@ -346,63 +399,86 @@ static int aa_probe_main(struct hwpmc_child *me, void *arg)
 		fd = open("/proc/self/attr/current", O_WRONLY);
 	if (fd < 0)
 		return E_SETUP + 6;
-	n = snprintf(buf, sizeof(buf), "changeprofile %s", p->profile);
+	n = snprintf(buf, sizeof(buf), "changeprofile " AA_PREFIX "%s",
+		     p->profile);
 	if (write(fd, buf, n) != n)
 		return E_SETUP + 7;
+	close(fd);
+	/* Confined now?  (The label is "NAME (enforce)".) */
+	fd = open("/proc/self/attr/current", O_RDONLY);
+	if (fd < 0 || read(fd, cur, sizeof(cur) - 1) <= 0 ||
+	    strncmp(cur, AA_PREFIX, strlen(AA_PREFIX)))
+		return E_SETUP + 8;
 	close(fd);
 	return probe_main(me, arg);
 }
 
-TEST_F(lsm, apparmor_profile_denying_ptrace)
+/*
+ * One probe as @uid under profile @profile: hwpmc's answer must be perf's
+ * for every target.  Returns how many targets hwpmc allowed, -1 if the
+ * probe failed.
+ */
+static int aa_compare(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(lsm) *self, uid_t uid, const char *profile)
 {
-	struct probe p = { .profile = AA_PROFILE };
-	const char *parser = NULL;
-	static const char *const parsers[] = {
-		"/sbin/apparmor_parser", "/usr/sbin/apparmor_parser",
-	};
+	struct probe p = { .uid = uid, .profile = profile };
 	struct hwpmc_child c;
 	struct answers a;
-	char cmd[256];
-	FILE *f;
-	int i;
+	int i, rc, allowed = 0;
 
-	for (i = 0; i < 2; i++)
-		if (!access(parsers[i], X_OK))
-			parser = parsers[i];
+	p.pid[T_SAME] = uid ? self->user : self->root;
+	p.pid[T_NODUMP] = uid ? self->user_nodump : self->root_nodump;
+	p.pid[T_OTHER] = uid ? self->other : self->user;
+	p.pid[T_INIT] = 1;
+	if (hwpmc_child_start(&c, aa_probe_main, &p))
+		return -1;
+	if (hwpmc_xread(c.rx, &a, sizeof(a))) {
+		rc = hwpmc_child_wait(&c);
+		EXPECT_EQ(0, rc) TH_LOG("AppArmor %s, %s: probe failed (%d)",
+					profile, uid ? "uid 65534" : "root", rc);
+		return -1;
+	}
+	EXPECT_EQ(0, hwpmc_child_wait(&c));
+	for (i = 0; i < NTARGETS; i++) {
+		int h = a.hwpmc[i], pf = a.perf[i];
+
+		EXPECT_LE(0, h) TH_LOG("AppArmor %s: %s: PMCATTACH: %s",
+				       profile, target_names[i], strerror(-h));
+		EXPECT_LE(0, pf) TH_LOG("AppArmor %s: %s: perf_event_open: %s",
+					profile, target_names[i],
+					strerror(-pf));
+		EXPECT_EQ(pf, h)
+			TH_LOG("AppArmor %s, %s, %s: perf_event_open %s, PMCATTACH %s",
+			       profile, uid ? "uid 65534" : "root",
+			       target_names[i], pf ? "allowed" : "denied",
+			       h ? "allowed" : "denied");
+		allowed += h == 1;
+	}
+	return allowed;
+}
+
+TEST_F(lsm, apparmor_profile_denying_ptrace)
+{
+	const char *parser = aa_parser();
+	int n;
+
 	if (!parser)
 		SKIP(return, "apparmor_parser is not installed (package apparmor)");
 	mount("none", "/sys/kernel/security", "securityfs", 0, NULL);
 	if (access("/sys/kernel/security/apparmor/.load", W_OK))
-		SKIP(return, "AppArmor is not enabled in this kernel");
-	f = fopen(AA_FILE, "w");
-	ASSERT_NE(NULL, f);
-	fprintf(f, "profile %s flags=(attach_disconnected) {\n"
-		"  file,\n  capability,\n  network,\n  signal,\n  unix,\n"
-		"  deny ptrace,\n}\n", AA_PROFILE);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s -r %s 2>&1", parser, AA_FILE);
-	ASSERT_EQ(0, system(cmd));
-	/* Root has CAP_PERFMON, which skips the check: nobody. */
-	p.uid = NOBODY;
-	p.pid[T_INIT] = 1;
-	p.pid[T_SAME] = self->user;
-	p.pid[T_NODUMP] = self->user_nodump;
-	p.pid[T_OTHER] = self->other;
-	ASSERT_EQ(0, hwpmc_child_start(&c, aa_probe_main, &p));
-	ASSERT_EQ(0, hwpmc_xread(c.rx, &a, sizeof(a)));
-	EXPECT_EQ(0, hwpmc_child_wait(&c));
-	for (i = 0; i < NTARGETS; i++) {
-		int h = a.hwpmc[i], pf = a.perf[i];
-		const char *name = target_names[i];
+		SKIP(return, "AppArmor is not enabled in this kernel (boot with lsm=...,apparmor)");
+	ASSERT_EQ(0, aa_profiles(parser, "-r"));
 
-		EXPECT_EQ(pf, h)
-			TH_LOG("AppArmor deny ptrace: %s: perf %d, hwpmc %d",
-			       name, pf, h);
-	}
-	/* The same user's process: its credentials allow, the profile not. */
-	EXPECT_EQ(0, a.hwpmc[T_SAME]);
-	snprintf(cmd, sizeof(cmd), "%s -R %s 2>&1", parser, AA_FILE);
-	system(cmd);
+	/* uid 65534: its own processes only where AppArmor allows ptrace. */
+	n = aa_compare(_metadata, self, NOBODY, "allow");
+	/* Its children (2), the same user's process. */
+	EXPECT_EQ(3, n);
+	EXPECT_EQ(0, aa_compare(_metadata, self, NOBODY, "noptrace"));
+	/* root: CAP_PERFMON skips the check, unless the profile denies it. */
+	EXPECT_EQ(NTARGETS, aa_compare(_metadata, self, 0, "noptrace"));
+	EXPECT_EQ(0, aa_compare(_metadata, self, 0, "nocap"));
+
+	aa_profiles(parser, "-R");
 	unlink(AA_FILE);
 }
 
