@@ -198,6 +198,42 @@ show collapsed-hot.out 4
 ok "collapsed --script: the stacks through hot and their counts are --folded's" \
 	cmp -s folded-hot.out collapsed-hot.out
 
+# --- as an unprivileged user (uid 65534) -------------------------------------
+# Its log hides kernel addresses: neither output may show one.
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	N=$(mktemp -d /tmp/export_nobody.XXXXXX)
+	chown nobody "$N"
+	as_nobody() { (cd "$N" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env HOME="$N" GOCACHE="$N/gocache" "$@"); }
+	as_nobody "$RECORD" -g -o "$N/u.data" -- "$HOT" 0.3 >"$T/u-record.out" 2>&1
+	rc=$?
+	show "$T/u-record.out" 3
+	ok "uid 65534: record the hot path" test "$rc" -eq 0
+	as_nobody "$REPORT" -i "$N/u.data" --script >"$T/u-script.out" 2>/dev/null
+	ok "uid 65534: --script in perf script's shape" shape "$T/u-script.out"
+	ok "uid 65534: --script shows no kernel address" \
+		bash -c "! grep -qE \$'^\t *ffff[0-9a-f]{12} ' '$T/u-script.out'"
+	as_nobody "$REPORT" -i "$N/u.data" --folded >"$T/u-folded.out" 2>/dev/null
+	u_hot=$(awk '/;main;outer;middle;hot [0-9]+$/ { s += $NF } END { print s + 0 }' "$T/u-folded.out")
+	as_nobody "$REPORT" -i "$N/u.data" --pprof "$N/u.pb.gz" >/dev/null 2>&1
+	ok "uid 65534: --pprof writes its profile" gzip -t "$N/u.pb.gz"
+	if [ -n "$GO" ]; then
+		as_nobody "$GO" tool pprof -raw "$N/u.pb.gz" >"$T/u-raw.out" 2>/dev/null
+		ok "uid 65534: no kernel address among the profile's locations" bash -c \
+			"grep -qE '^ +[0-9]+: 0x' '$T/u-raw.out' && ! grep -qE '^ +[0-9]+: 0xffff[0-9a-f]{12} ' '$T/u-raw.out'"
+		as_nobody "$GO" tool pprof -traces "$N/u.pb.gz" >"$T/u-traces.out" 2>/dev/null
+		ut_hot=$(awk '/^-+\+-+$/ { n = 0; d = 0; next }
+			/^ +[0-9]+ +hot$/ { n = $1; d = 1; s = "hot"; next }
+			d && /^ +[^ :]+$/ { s = s ";" $1; if (s ~ /^hot;middle;outer;main/) { t += n; d = 0 } }
+			END { print t + 0 }' "$T/u-traces.out")
+		ok "uid 65534: go tool pprof counts hot;middle;outer;main as hwpmc-report ($ut_hot, $u_hot)" \
+			test "$ut_hot" = "$u_hot" -a "$u_hot" -gt 0
+	fi
+	rm -rf "$N"
+else
+	skip "uid 65534: the outputs of an unprivileged log" "no setpriv or no user nobody"
+fi
+
 if ! command -v perf >/dev/null; then
 	skip "perf script of the same program" "no perf (linux-perf: scripts/deps)"
 	finish

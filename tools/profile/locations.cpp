@@ -5,9 +5,6 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <dwarf.h>
-
-#include <cstdlib>
 
 namespace hwpmc_tools {
 

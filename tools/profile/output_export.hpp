@@ -43,7 +43,7 @@ class pprof_builder {
 public:
     struct event {
         std::string name;
-        uint64_t period = 0;     // events (or ns) per sample; 0: unknown
+        uint64_t period = 0;      // events (or ns) per sample; 0: unknown
         bool nanoseconds = false; // CLOCK.PROF
     };
     explicit pprof_builder(std::vector<event> events, debug_info &dbg);

@@ -27,9 +27,7 @@ struct pprof_builder::impl {
     // (name, system name, file) -> function id
     std::map<std::tuple<std::string, std::string, std::string>, uint64_t> functions;
 
-    impl(debug_info &d, std::vector<event> ev) : dbg(d), events(std::move(ev)) {
-        str("");
-    }
+    impl(debug_info &d, std::vector<event> ev) : dbg(d), events(std::move(ev)) { str(""); }
 
     int64_t str(const std::string &s) {
         auto it = strings.find(s);
@@ -219,7 +217,8 @@ bool write_pprof(const std::string &path, const log_data &data, const resolver &
     for (size_t i = 0; i < events.size(); i++)
         index[events[i].name] = i;
     pprof_builder b(events, d.debug());
-    int64_t duration = data.t_last > data.t_first ? static_cast<int64_t>(data.t_last - data.t_first) : 0;
+    int64_t duration =
+        data.t_last > data.t_first ? static_cast<int64_t>(data.t_last - data.t_first) : 0;
     b.set_time(data.wallclock * 1000000000ll, duration);
     for (size_t i = 0; i < raws.size(); i++) {
         auto it = data.pmcs.find(raws[i]->pmcid);

@@ -92,9 +92,8 @@ TEST_F(Export, ScriptIsPerfScriptText) {
 TEST_F(Export, ScriptUnknownAddresses) {
     address_describer d(data.procs, sym, dbg);
     hwpmc_tools::raw_sample r{5, 300, 301, 3, pmcid, 0, 0, {0x1234}};
-    std::string out = capture([&](FILE *f) {
-        hwpmc_tools::print_script_sample(f, ":300", r, "E", 7, 1, d.describe(r));
-    });
+    std::string out = capture(
+        [&](FILE *f) { hwpmc_tools::print_script_sample(f, ":300", r, "E", 7, 1, d.describe(r)); });
     EXPECT_EQ(out, ":300   300/301   [003]     0.000000:          7 E: \n"
                    "\t            1234 [unknown] ([unknown])\n\n");
 }
@@ -192,8 +191,8 @@ TEST_F(Export, PprofRoundTrip) {
         labels.insert(lab);
     }
     EXPECT_EQ(stacks, (std::map<std::string, int64_t>{{"fixture_hidden;fixture_exported", 5},
-                                                       {"fixture_exported", 3},
-                                                       {"fixture_hidden", 1}}));
+                                                      {"fixture_exported", 3},
+                                                      {"fixture_hidden", 1}}));
     EXPECT_EQ(values["fixture_exported"], 3000000);
     EXPECT_TRUE(labels.count("pid=100 tid=101 cpu=0 comm=parent ")) << *labels.begin();
     EXPECT_TRUE(labels.count("pid=200 tid=201 cpu=2 comm=other "));

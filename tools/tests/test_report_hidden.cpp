@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // hwpmc-report on samples whose kernel frames the module hid
 // (PMCLOG_CC_F_KERNEL_HIDDEN): every output shows them as "[kernel hidden]",
-// never as an address or an unresolved kernel symbol.
+// never as an address or an unresolved kernel symbol (--script and --pprof
+// too); the export options' usage errors.
 #include "pmclog_builder.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -155,6 +157,50 @@ TEST_F(ReportHidden, UserOnlyLeavesItOut) {
     EXPECT_EQ(out.find("[kernel hidden]_[k]"), std::string::npos) << out;
     // The hidden samples count for the user code that entered the kernel.
     EXPECT_NE(out.find("prog+0x100f;[unknown] prog+0x1234 3"), std::string::npos) << out;
+}
+
+TEST_F(ReportHidden, Script) {
+    int rc = -1;
+    const std::string out = report("--script", &rc);
+    EXPECT_EQ(rc, 0) << out;
+    // One frame for the hidden kernel, innermost; no kernel address.
+    EXPECT_EQ(count(out, "\t               0 [kernel hidden]+0x0 ([kernel.kallsyms])\n"), 4u)
+        << out;
+    EXPECT_EQ(out.find("ffff"), std::string::npos) << out;
+    EXPECT_NE(out.find("prog  4242/4243  [001]     0.000003:    1000000 SOFT-PAGE_FAULT.ALL: \n"),
+              std::string::npos)
+        << out;
+}
+
+TEST_F(ReportHidden, PprofHasTheHiddenFrame) {
+    int rc = -1;
+    const std::string pb = dir_ + "/p.pb.gz";
+    const std::string out = report("--pprof '" + pb + "'", &rc);
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("wrote " + pb + " (6 samples)"), std::string::npos) << out;
+    // The string table holds the frame's name; no location is a kernel
+    // address (checked by decoding in test_export.cpp; here the bytes).
+    std::string cmd = "gzip -dc '" + pb + "'";
+    FILE *p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string raw;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0)
+        raw.append(buf, n);
+    EXPECT_EQ(pclose(p), 0);
+    EXPECT_NE(raw.find("[kernel hidden]"), std::string::npos);
+    EXPECT_NE(raw.find("SOFT-PAGE_FAULT.ALL_samples"), std::string::npos);
+}
+
+TEST_F(ReportHidden, ExportUsageErrors) {
+    for (const char *args : {"--script --folded", "--pprof x --flamegraph y", "--pprof ''",
+                             "--script --pprof -", "--dump --script"}) {
+        int rc = -1;
+        const std::string out = report(args, &rc);
+        EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2) << args << ": " << out;
+        EXPECT_NE(out.find("hwpmc-report:"), std::string::npos) << out;
+    }
 }
 
 } // namespace
