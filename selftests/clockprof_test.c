@@ -125,11 +125,14 @@ static int job_pingpong(int out, int in)
  * the CPUs as they go (and yielding), so that they migrate and share
  * CPUs with each other.
  */
+static int burner_done[2], burner_hold[2];
+
 static void *burner(void *arg)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), k = (long)arg;
 	volatile unsigned long spin = 0;
 	unsigned int i;
+	char c = 0;
 
 	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < THREAD_NS) {
 		if (ncpu > 1)
@@ -138,6 +141,13 @@ static void *burner(void *arg)
 			spin++;
 		sched_yield();
 	}
+	/*
+	 * Block, alive, until the clocks were read: an exited thread's
+	 * time goes to its process's clock before its last switch, which
+	 * the scheduler still charges to it (and CLOCK.PROF counts).
+	 */
+	if (write(burner_done[1], &c, 1) != 1 || read(burner_hold[0], &c, 1) < 0)
+		return NULL;
 	return NULL;
 }
 
@@ -153,6 +163,8 @@ static int job_threads(int out, int in)
 	for (i = 0; i < CPU_SETSIZE; i++)
 		CPU_SET(i, &all);
 	sched_setaffinity(0, sizeof(all), &all);
+	if (pipe(burner_done) || pipe(burner_hold))
+		return 44;
 	start = job_begin(out, in);
 	if (!start)
 		return 43;
@@ -160,12 +172,18 @@ static int job_threads(int out, int in)
 		if (pthread_create(&t[i], NULL, burner, (void *)i))
 			return 40;
 	for (i = 0; i < NTHREADS; i++)
-		pthread_join(t[i], NULL);
+		if (read(burner_done[0], &c, 1) != 1)
+			return 45;
 	/* Every thread's time, the exited ones' too. */
 	ns = 0;		/* done, no other process */
 	if (hwpmc_xwrite(out, &ns, sizeof(ns)))
 		return 41;
-	return read(in, &c, 1) < 0 ? 42 : 0;
+	if (read(in, &c, 1) < 0)
+		return 42;
+	close(burner_hold[1]);
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(t[i], NULL);
+	return 0;
 }
 
 struct run {
