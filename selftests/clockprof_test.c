@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CLOCK.PROF counts the CPU time the scheduler accounts to its targets:
- * within 0.5% of the tasks' own CPU clocks (se.sum_exec_runtime, read by
- * the job itself through CLOCK_PROCESS_CPUTIME_ID, which is
- * /proc/PID/schedstat's first field brought up to now) on a switch-heavy job (a parent and a child
+ * within 0.5% of the job's CPU clocks (the sum of its threads'
+ * se.sum_exec_runtime, what /proc/PID/schedstat and
+ * CLOCK_PROCESS_CPUTIME_ID show) on a switch-heavy job (a parent and a child
  * bouncing a byte over two pipes) and on a multi-threaded job whose
  * threads migrate between CPUs, as root and as uid 65534.
  *
- * The job reads its clocks before and after its work and blocks while the
- * PMC is read, so that neither side counts time the other does not.
+ * The job blocks before and after its work, and the PMC and the job's
+ * processes' CPU clocks (clock_getcpuclockid()) are read meanwhile, so
+ * that both sides cover the same window.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -33,16 +34,6 @@ static int become_nobody(void)
 }
 
 /*
- * This (single-threaded) process's runtime, ns: its se.sum_exec_runtime
- * brought up to now (/proc/self/schedstat's first field is the same sum
- * as of the last tick, up to 4 ms behind).
- */
-static __u64 self_schedstat(void)
-{
-	return hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-/*
  * A job, run in the gated child: tells its CPU time so far on @out and
  * waits for a byte on @in (the PMC is read meanwhile), does its work,
  * writes the CPU time the work took (ns) to @out and waits for @in to
@@ -52,15 +43,29 @@ static __u64 self_schedstat(void)
  */
 typedef int (*job_fn)(int out, int in);
 
-/* The start of a job's window: its CPU time, or 0 on error. */
+/* The start of a job's window: tell, and wait for the word.  0: error. */
 static __u64 job_begin(int out, int in)
 {
-	__u64 ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	__u64 ns = 0;
 	char c;
 
 	if (hwpmc_xwrite(out, &ns, sizeof(ns)) || read(in, &c, 1) != 1)
 		return 0;
-	return ns;
+	return 1;
+}
+
+/*
+ * Process @pid's CPU time as the scheduler accounts it (the sum of its
+ * threads' se.sum_exec_runtime, those gone included), ns; 0 on error.
+ */
+static __u64 cpu_clock_of(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t clk;
+
+	if (clock_getcpuclockid(pid, &clk) || clock_gettime(clk, &ts))
+		return 0;
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* Parent and child: ROUNDS round trips of a byte over two pipes. */
@@ -89,7 +94,7 @@ static int job_pingpong(int out, int in)
 		for (i = 0; i < ROUNDS; i++)
 			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
 				_exit(1);
-		mine = self_schedstat();
+		mine = getpid();
 		if (write(back[1], &mine, sizeof(mine)) != sizeof(mine))
 			_exit(2);
 		/* Blocked until the parent's job is over (EOF). */
@@ -105,9 +110,8 @@ static int job_pingpong(int out, int in)
 			return 32;
 	if (hwpmc_xread(back[0], &theirs, sizeof(theirs)))
 		return 33;
-	/* The child's whole life is in the window. */
-	mine = self_schedstat() - start + theirs;
-	if (!theirs || hwpmc_xwrite(out, &mine, sizeof(mine)))
+	/* Done: the child's pid, for its CPU clock (it is blocked too). */
+	if (!theirs || hwpmc_xwrite(out, &theirs, sizeof(theirs)))
 		return 34;
 	/* The PMC is read while both wait here. */
 	if (read(in, &c, 1) < 0)
@@ -121,11 +125,14 @@ static int job_pingpong(int out, int in)
  * the CPUs as they go (and yielding), so that they migrate and share
  * CPUs with each other.
  */
+static int burner_done[2], burner_hold[2];
+
 static void *burner(void *arg)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), k = (long)arg;
 	volatile unsigned long spin = 0;
 	unsigned int i;
+	char c = 0;
 
 	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < THREAD_NS) {
 		if (ncpu > 1)
@@ -134,6 +141,13 @@ static void *burner(void *arg)
 			spin++;
 		sched_yield();
 	}
+	/*
+	 * Block, alive, until the clocks were read: an exited thread's
+	 * time goes to its process's clock before its last switch, which
+	 * the scheduler still charges to it (and CLOCK.PROF counts).
+	 */
+	if (write(burner_done[1], &c, 1) != 1 || read(burner_hold[0], &c, 1) < 0)
+		return NULL;
 	return NULL;
 }
 
@@ -149,6 +163,8 @@ static int job_threads(int out, int in)
 	for (i = 0; i < CPU_SETSIZE; i++)
 		CPU_SET(i, &all);
 	sched_setaffinity(0, sizeof(all), &all);
+	if (pipe(burner_done) || pipe(burner_hold))
+		return 44;
 	start = job_begin(out, in);
 	if (!start)
 		return 43;
@@ -156,12 +172,18 @@ static int job_threads(int out, int in)
 		if (pthread_create(&t[i], NULL, burner, (void *)i))
 			return 40;
 	for (i = 0; i < NTHREADS; i++)
-		pthread_join(t[i], NULL);
+		if (read(burner_done[0], &c, 1) != 1)
+			return 45;
 	/* Every thread's time, the exited ones' too. */
-	ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start;
+	ns = 0;		/* done, no other process */
 	if (hwpmc_xwrite(out, &ns, sizeof(ns)))
 		return 41;
-	return read(in, &c, 1) < 0 ? 42 : 0;
+	if (read(in, &c, 1) < 0)
+		return 42;
+	close(burner_hold[1]);
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(t[i], NULL);
+	return 0;
 }
 
 struct run {
@@ -179,7 +201,7 @@ static int run_job(struct hwpmc_child *me, void *arg)
 {
 	const struct run *r = arg;
 	int fd, go, res[2], rel[2], status = 0;
-	__u64 sched_ns = 0, pmc_ns = 0, pmc_start = 0;
+	__u64 sched_ns = 0, pmc_ns = 0, pmc_start = 0, sched_start, other;
 	double err;
 	__u32 id;
 	pid_t pid;
@@ -207,11 +229,18 @@ static int run_job(struct hwpmc_child *me, void *arg)
 		return 15;
 	if (write(go, "g", 1) != 1)
 		return 16;
-	/* The job is blocked at each read: nothing of it is running. */
-	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns)) ||
-	    hwpmc_read(fd, id, &pmc_start) || write(rel[1], "g", 1) != 1)
+	/*
+	 * The job is blocked at each read: nothing of it is running, and
+	 * the scheduler's accounting of it (its processes' CPU clocks,
+	 * read from here) stands still, so both sides cover one window.
+	 */
+	if (hwpmc_xread(res[0], &other, sizeof(other)) ||
+	    hwpmc_read(fd, id, &pmc_start))
 		return 17;
-	if (hwpmc_xread(res[0], &sched_ns, sizeof(sched_ns))) {
+	sched_start = cpu_clock_of(pid);
+	if (!sched_start || write(rel[1], "g", 1) != 1)
+		return 17;
+	if (hwpmc_xread(res[0], &other, sizeof(other))) {
 		/* The job failed: its status says where. */
 		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
 			return 100 + WEXITSTATUS(status);
@@ -219,6 +248,9 @@ static int run_job(struct hwpmc_child *me, void *arg)
 	}
 	if (hwpmc_read(fd, id, &pmc_ns))
 		return 18;
+	sched_ns = cpu_clock_of(pid) - sched_start;
+	if (other)
+		sched_ns += cpu_clock_of(other);	/* forked in the window */
 	pmc_ns -= pmc_start;
 	close(rel[1]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))

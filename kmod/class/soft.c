@@ -267,6 +267,35 @@ static u64 soft_runtime(struct task_struct *t, bool running, int cpu)
 }
 
 /*
+ * Give @ns back to the CLOCK.PROF samplers counting @task here: they
+ * counted that much CPU time the scheduler did not charge.  No locks;
+ * any context but NMI.
+ */
+static void soft_prof_refund(struct task_struct *task, u64 ns)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+	unsigned int i;
+
+	rcu_read_lock();
+	pp = atomic_read(&soft_prof_nts) ? hwpmc_proc_find(task->signal) : NULL;
+	if (pp)
+		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
+			if (soft_is(pt->pm, PMC_SOFT_CLOCK_PROF) &&
+			    hwpmc_is_sampling(pt->pm))
+				atomic64_add(ns, &pt->pm->remaining);
+	for (i = 0; READ_ONCE(sc->sys_prof) && i < SOFT_NROWS; i++) {
+		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
+
+		if (pm && soft_is(pm, PMC_SOFT_CLOCK_PROF) &&
+		    hwpmc_is_sampling(pm))
+			atomic64_add(ns, &pm->remaining);
+	}
+	rcu_read_unlock();
+}
+
+/*
  * Credit the CPU time @task (current) had since the last fold.  IRQs off,
  * on this CPU, inside prof_seq's write section.  Counts move only by the
  * scheduler's runtime as it stands (@runtime: at a switch, and at start,
@@ -291,6 +320,15 @@ static void soft_prof_fold_at(struct soft_cpu *sc, struct task_struct *task,
 		if (n || ns)
 			soft_credit_split(task, PMC_SOFT_CLOCK_PROF, n, ns,
 					  regs, !!regs);
+		/*
+		 * The timer's extension ran ahead of what the scheduler
+		 * finally charged (its clock update was skipped at a
+		 * yield or a wakeup preemption): the samplers give the
+		 * excess back, so that their periods add up to the
+		 * scheduler's time.
+		 */
+		if (sruntime < sc->prof_sbase && !regs)
+			soft_prof_refund(task, sc->prof_sbase - sruntime);
 	}
 	if (sc->prof_task != task || runtime > sc->prof_base)
 		sc->prof_base = runtime;
