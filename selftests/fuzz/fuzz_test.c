@@ -442,7 +442,7 @@ static unsigned int pick_ioctl(struct fuzz_ctx *c)
 {
 	/* Weights: the PMC life cycle more often than the queries. */
 	static const uint8_t w[PMC_OP_MAX + 1] = {
-		[PMC_OP_CONFIGURELOG] = 6, [PMC_OP_FLUSHLOG] = 3,
+		[PMC_OP_CONFIGURELOG] = 4, [PMC_OP_FLUSHLOG] = 2,
 		[PMC_OP_GETCPUINFO] = 1, [PMC_OP_GETDRIVERSTATS] = 1,
 		[PMC_OP_GETMODULEVERSION] = 1, [PMC_OP_GETPMCINFO] = 3,
 		[PMC_OP_PMCADMIN] = 2, [PMC_OP_PMCALLOCATE] = 14,
@@ -450,7 +450,7 @@ static unsigned int pick_ioctl(struct fuzz_ctx *c)
 		[PMC_OP_PMCGETMSR] = 2, [PMC_OP_PMCRELEASE] = 6,
 		[PMC_OP_PMCRW] = 8, [PMC_OP_PMCSETCOUNT] = 4,
 		[PMC_OP_PMCSTART] = 10, [PMC_OP_PMCSTOP] = 6,
-		[PMC_OP_WRITELOG] = 4, [PMC_OP_CLOSELOG] = 2,
+		[PMC_OP_WRITELOG] = 4, [PMC_OP_CLOSELOG] = 1,
 		[PMC_OP_GETDYNEVENTINFO] = 2, [PMC_OP_GETCAPS] = 3,
 	};
 	unsigned int total = 0, i, r;

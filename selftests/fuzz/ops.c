@@ -57,7 +57,7 @@ static const int e_pmcstop[] = { EINVAL, ENXIO, ESRCH, 0 };
  * de-configuring CONFIGURELOG and WRITELOG ("EPIPE, ENOSPC, ...": a pipe
  * or socket whose reader is gone, a full file system).
  */
-#define WRITE_ERRS EPIPE, ENOSPC, ECONNRESET
+#define WRITE_ERRS EPIPE, ENOSPC
 /* 1 EAGAIN, 2 EBUSY, 14 EINVAL, EBADF, EMFILE, ESRCH, ENOMEM. */
 static const int e_configurelog[] = { EAGAIN, EBUSY, EINVAL, EBADF, EMFILE,
 				      ESRCH, ENOMEM, WRITE_ERRS, 0 };
