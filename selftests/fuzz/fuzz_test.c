@@ -13,7 +13,9 @@
  * to where they were, and the module must unload.
  *
  *   fuzz_test [--ops N] [--seed S] [--procs P] [--threads T]
- *             [--hang SECS] [--no-unload]
+ *             [--hang SECS] [--seconds SECS] [--no-unload]
+ *
+ * --seconds stops the operations after SECS (the end checks still run).
  *
  * Defaults: HWPMC_FUZZ_OPS or 200000 operations, a seed from the clock
  * (HWPMC_FUZZ_SEED), 4 worker processes (2 root, 2 uid 65534) of 3
@@ -116,6 +118,7 @@ static char workdir[64];
 static char fulldir[96];
 static bool have_fulltmpfs;
 static int hang_secs = 300;
+static int max_secs;			/* --seconds: stop early (0: never) */
 static bool cpu1_hotplug;
 static bool in_child;			/* a forked child: one thread, no reader */
 static _Atomic bool drain_all;		/* the end: the reader drains every sink */
@@ -1267,10 +1270,25 @@ static int count_log_writers(void)
 static void *watchdog(void *unused)
 {
 	uint64_t unstalled[MAXPROCS * MAXTHREADS] = { 0 };
+	uint64_t t0 = now_ns(), last = t0;
 	int i, n = shm->nprocs * shm->nthreads;
 
 	while (atomic_load(&shm->stop) != 2) {
 		uint64_t now = now_ns();
+
+		if (now - last >= 60000000000ULL) {
+			uint64_t done = atomic_load(&shm->ops_done);
+
+			last = now;
+			say("# progress: %" PRIu64 " operations in %.0f s (%.0f/s)\n",
+			    done, (now - t0) / 1e9, done / ((now - t0) / 1e9));
+		}
+		if (max_secs && now - t0 >= (uint64_t)max_secs * 1000000000ULL &&
+		    !atomic_load(&shm->stop)) {
+			say("# --seconds %d: stopping after %" PRIu64 " operations\n",
+			    max_secs, (uint64_t)atomic_load(&shm->ops_done));
+			atomic_store(&shm->stop, 1);
+		}
 
 		for (i = 0; i < n; i++) {
 			struct fuzz_slot *s = &shm->slots[i];
@@ -1378,7 +1396,7 @@ static int kmemleak_hwpmc(void)
 
 static void usage(void)
 {
-	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--no-unload]\n");
+	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--seconds SECS] [--no-unload]\n");
 	exit(2);
 }
 
@@ -1414,8 +1432,14 @@ static void print_stats(double secs)
 		say(" %s %" PRIu64 " %.0f", meta_names[op - M_OPEN],
 		    (uint64_t)atomic_load(&shm->meta[op - M_OPEN]),
 		    atomic_load(&shm->busy_ns[op]) / 1e6);
-	say("\n# %" PRIu64 " operations (%" PRIu64 " ioctls) in %.1f s: %.0f ops/s\n",
-	    shm->ops_total, ioctls, secs, shm->ops_total / (secs > 0 ? secs : 1));
+	{
+		uint64_t done = atomic_load(&shm->ops_done);
+
+		if (done > shm->ops_total)
+			done = shm->ops_total;
+		say("\n# %" PRIu64 " operations (%" PRIu64 " ioctls) in %.1f s: %.0f ops/s\n",
+		    done, ioctls, secs, done / (secs > 0 ? secs : 1));
+	}
 }
 
 int main(int argc, char **argv)
@@ -1452,6 +1476,8 @@ int main(int argc, char **argv)
 			nthreads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--hang"))
 			hang_secs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seconds"))
+			max_secs = atoi(argv[++i]);
 		else
 			usage();
 	}
