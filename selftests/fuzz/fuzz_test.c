@@ -1394,6 +1394,49 @@ static int kmemleak_hwpmc(void)
 	return n;
 }
 
+/*
+ * The kernel log since @fd was opened (/dev/kmsg, at its end): lines of
+ * warning level or worse are printed; those that name hwpmc or one of
+ * its threads fail the run (vm-run fails on every WARNING, BUG or oops
+ * itself; this catches the quieter ones).
+ */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static int kmsg_check(int fd)
+{
+	char line[2048];
+	int bad = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, line, sizeof(line) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		int prio;
+		char *text;
+
+		if (n <= 0)
+			continue;	/* overwritten lines: go on */
+		line[n] = 0;
+		prio = atoi(line) & 7;
+		text = strchr(line, ';');
+		text = text ? text + 1 : line;
+		if (prio > 4)
+			continue;	/* notice, info, debug */
+		say("# kernel log: %.300s", text);
+		if (strstr(text, "hwpmc"))
+			bad++;
+	}
+	close(fd);
+	return bad;
+}
+
 static void usage(void)
 {
 	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--seconds SECS] [--no-unload]\n");
@@ -1448,7 +1491,7 @@ int main(int argc, char **argv)
 	int nprocs = 4, nthreads = 3, socks[MAXPROCS][2], i, st, fails = 0;
 	bool unload = true, seeded = false;
 	long refcnt0, refcnt = -1;
-	int writers0, writers = 0, leaks;
+	int writers0, writers = 0, leaks, kmsg;
 	pthread_t wd;
 	const char *env;
 
@@ -1528,6 +1571,7 @@ int main(int argc, char **argv)
 	say("# logs: files, pipes and sockets (drained, stalled, closed), %s, read-only files; CPU 1 hotplug: %s\n",
 	    have_fulltmpfs ? "a full tmpfs" : "/dev/full", cpu1_hotplug ? "yes" : "no");
 
+	kmsg = kmsg_open();
 	refcnt0 = read_long("/sys/module/hwpmc/refcnt");
 	writers0 = count_log_writers();
 	leaks = kmemleak_hwpmc();	/* old reports: not this run's */
@@ -1586,6 +1630,9 @@ int main(int argc, char **argv)
 	if (writers != writers0)
 		fuzz_fail(NULL, "%d log writer threads left (baseline %d)",
 			  writers, writers0), fails++;
+	i = kmsg_check(kmsg);
+	if (i)
+		fuzz_fail(NULL, "%d kernel log line(s) of warning level naming hwpmc", i);
 	leaks = kmemleak_hwpmc();
 	if (leaks < 0) {
 		say("# kmemleak: not in this kernel (a debug kernel has it)\n");
