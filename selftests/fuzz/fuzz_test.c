@@ -16,6 +16,11 @@
  *             [--hang SECS] [--seconds SECS] [--no-unload]
  *
  * --seconds stops the operations after SECS (the end checks still run).
+ * --model MODEL loads the test flavor (build/<release>/test/hwpmc.ko) with
+ * pmu_model=MODEL (intel, intel-nofw, amd, amd-ext, amd-legacy) and
+ * kernel.hwpmc.unprivileged_hw=1, so the hardware classes, RDPMC and the
+ * PMI are fuzzed too (their counters advanced by the root workers), and
+ * the release module with its defaults is loaded again at the end.
  *
  * Defaults: HWPMC_FUZZ_OPS or 200000 operations, a seed from the clock
  * (HWPMC_FUZZ_SEED), 4 worker processes (2 root, 2 uid 65534) of 3
@@ -72,12 +77,12 @@
 /* Operations that are not ioctls, recorded after the PMC_OP_* ones. */
 enum {
 	M_OPEN = 32, M_CLOSE, M_DUP, M_SINK, M_FORK, M_KILL, M_REAP, M_SEND,
-	M_RECV, M_CPU, M_MMAP, M_TRUNC, M_BADCMD, M_END,
+	M_RECV, M_CPU, M_MMAP, M_TRUNC, M_BADCMD, M_ADVANCE, M_END,
 };
 
 static const char *const meta_names[] = {
 	"open", "close", "dup", "sink", "fork", "kill", "reap", "sendfd",
-	"recvfd", "cpu1", "mmap", "truncate", "badcmd",
+	"recvfd", "cpu1", "mmap", "truncate", "badcmd", "advance",
 };
 
 /* Everything the processes share (MAP_SHARED). */
@@ -119,6 +124,9 @@ static char fulldir[96];
 static bool have_fulltmpfs;
 static int hang_secs = 300;
 static int max_secs;			/* --seconds: stop early (0: never) */
+static const char *model;		/* --model: the test flavor's PMU model */
+#define MODEL_ADVANCE "/sys/kernel/debug/hwpmc-model/advance"
+#define UNPRIV_HW "/proc/sys/kernel/hwpmc/unprivileged_hw"
 static bool cpu1_hotplug;
 static bool in_child;			/* a forked child: one thread, no reader */
 static _Atomic bool drain_all;		/* the end: the reader drains every sink */
@@ -928,6 +936,25 @@ static void do_mmap(struct fuzz_ctx *c)
 		munmap(p, 8192);
 }
 
+/* The PMU model's counters advance on this CPU (root, --model). */
+static void do_advance(struct fuzz_ctx *c)
+{
+	char buf[64];
+	int fd, len;
+
+	if (!model || !c->root)
+		return;
+	fd = open(MODEL_ADVANCE, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = snprintf(buf, sizeof(buf), "%s %llu", one_in(&c->rng, 3) ? "os" : "usr",
+		       one_in(&c->rng, 20) ? (1ULL << 47) - 1 :
+		       (unsigned long long)rnd(&c->rng, 1000000) + 1);
+	if (write(fd, buf, len) < 0)
+		len = 0;
+	close(fd);
+}
+
 /* Keep the log files in /tmp from growing without bound. */
 static void do_trunc(struct fuzz_ctx *c)
 {
@@ -993,6 +1020,9 @@ static void one_op(struct fuzz_ctx *c)
 	} else if (k < 1400) {
 		do_trunc(c);
 		meta_count(M_TRUNC);
+	} else if (k < 1450 && model) {
+		do_advance(c);
+		meta_count(M_ADVANCE);
 	} else {
 		do_badcmd(c);
 		meta_count(M_BADCMD);
@@ -1439,7 +1469,7 @@ static int kmsg_check(int fd)
 
 static void usage(void)
 {
-	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--seconds SECS] [--no-unload]\n");
+	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--seconds SECS] [--model MODEL] [--no-unload]\n");
 	exit(2);
 }
 
@@ -1521,6 +1551,8 @@ int main(int argc, char **argv)
 			hang_secs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seconds"))
 			max_secs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--model"))
+			model = argv[++i];
 		else
 			usage();
 	}
@@ -1571,6 +1603,20 @@ int main(int argc, char **argv)
 	say("# logs: files, pipes and sockets (drained, stalled, closed), %s, read-only files; CPU 1 hotplug: %s\n",
 	    have_fulltmpfs ? "a full tmpfs" : "/dev/full", cpu1_hotplug ? "yes" : "no");
 
+	if (model) {
+		char params[64];
+		int err = hwpmc_module_unload_wait();
+
+		snprintf(params, sizeof(params), "pmu_model=%s", model);
+		if ((err && err != ENOENT) || (err = hwpmc_module_load("test/", params)) ||
+		    hwpmc_sysctl_set(UNPRIV_HW, 1)) {
+			say("not ok 1 hwpmc fuzz: cannot load test/hwpmc.ko %s: %s\n",
+			    params, strerror(err));
+			say("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
+			return 1;
+		}
+		say("# the test flavor with %s, kernel.hwpmc.unprivileged_hw=1\n", params);
+	}
 	kmsg = kmsg_open();
 	refcnt0 = read_long("/sys/module/hwpmc/refcnt");
 	writers0 = count_log_writers();
@@ -1643,7 +1689,7 @@ int main(int argc, char **argv)
 		if (leaks > 0)
 			fuzz_fail(NULL, "kmemleak reports %d leak(s) in hwpmc", leaks);
 	}
-	if (unload && !atomic_load(&shm->failed)) {
+	if ((unload || model) && !atomic_load(&shm->failed)) {
 		int err = hwpmc_module_unload_wait();
 
 		say("# unload: %s\n", err ? strerror(err) : "ok");
