@@ -94,11 +94,12 @@ sparse:
 	@scripts/sparse
 
 # The ioctl fuzzer (selftests/fuzz/) in a guest of FUZZ_KERNEL (default:
-# both kernels of the matrix in turn), 2 vCPUs.  FUZZ_SEED reproduces a run.
+# both kernels of the matrix in turn), 2 vCPUs.  FUZZ_SEED reproduces a run;
+# FUZZ_ARGS are fuzz_test's own (--model intel, --seconds N).
 FUZZ_OPS ?= 10000000
 FUZZ_KERNEL ?= all
 fuzz:
-	@scripts/fuzz "$(FUZZ_KERNEL)" "$(FUZZ_OPS)" "$(FUZZ_SEED)"
+	@scripts/fuzz "$(FUZZ_KERNEL)" "$(FUZZ_OPS)" "$(FUZZ_SEED)" $(FUZZ_ARGS)
 
 # Install the module for KDIR (default: the running kernel), the udev rule,
 # the library, headers, tools and man pages.  DESTDIR stages it all.

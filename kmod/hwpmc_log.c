@@ -758,10 +758,14 @@ static int hwpmc_log_configure(struct hwpmc_owner *po, int fd)
 	/*
 	 * A log on /dev/hwpmc would hold an owner's file, maybe its own:
 	 * that owner's last close would never come, leaking its PMCs and
-	 * this log.  A file the writer cannot write is no log either.
+	 * this log.  A file the writer cannot write is no log either:
+	 * kernel_write() takes only files with ->write_iter and without
+	 * ->write (/dev/null and /dev/full have both: every write would fail
+	 * with EINVAL and a "kernel write not supported" line in the kernel
+	 * log).
 	 */
-	if (hwpmc_is_device_file(file) ||
-	    (!file->f_op->write && !file->f_op->write_iter)) {
+	if (hwpmc_is_device_file(file) || !(file->f_mode & FMODE_CAN_WRITE) ||
+	    !file->f_op->write_iter || file->f_op->write) {
 		fput(file);
 		return -EINVAL;
 	}

@@ -234,6 +234,28 @@ TEST_F(log, configure_rejects_unwritable_file)
 	close(ep);
 }
 
+/*
+ * /dev/null and /dev/full have ->write but the kernel's writer
+ * (kernel_write()) cannot write them: EINVAL at once, not a log whose
+ * every write fails and says so in the kernel log (found by fuzz_test).
+ */
+TEST_F(log, configure_rejects_file_the_kernel_cannot_write)
+{
+	static const char *const paths[] = { "/dev/null", "/dev/full" };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		int dev = open(paths[i], O_WRONLY | O_CLOEXEC);
+
+		ASSERT_LE(0, dev);
+		EXPECT_EQ(EINVAL, hwpmc_configure_log(self->fd, dev)) {
+			TH_LOG("%s", paths[i]);
+		}
+		EXPECT_EQ(EINVAL, hwpmc_flushlog(self->fd));
+		close(dev);
+	}
+}
+
 TEST_F(log, logging_pmcs_start_only_with_a_log)
 {
 	__u32 id;

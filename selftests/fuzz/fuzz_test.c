@@ -13,7 +13,14 @@
  * to where they were, and the module must unload.
  *
  *   fuzz_test [--ops N] [--seed S] [--procs P] [--threads T]
- *             [--hang SECS] [--no-unload]
+ *             [--hang SECS] [--seconds SECS] [--no-unload]
+ *
+ * --seconds stops the operations after SECS (the end checks still run).
+ * --model MODEL loads the test flavor (build/<release>/test/hwpmc.ko) with
+ * pmu_model=MODEL (intel, intel-nofw, amd, amd-ext, amd-legacy) and
+ * kernel.hwpmc.unprivileged_hw=1, so the hardware classes, RDPMC and the
+ * PMI are fuzzed too (their counters advanced by the root workers), and
+ * the release module with its defaults is loaded again at the end.
  *
  * Defaults: HWPMC_FUZZ_OPS or 200000 operations, a seed from the clock
  * (HWPMC_FUZZ_SEED), 4 worker processes (2 root, 2 uid 65534) of 3
@@ -70,12 +77,12 @@
 /* Operations that are not ioctls, recorded after the PMC_OP_* ones. */
 enum {
 	M_OPEN = 32, M_CLOSE, M_DUP, M_SINK, M_FORK, M_KILL, M_REAP, M_SEND,
-	M_RECV, M_CPU, M_MMAP, M_TRUNC, M_BADCMD, M_END,
+	M_RECV, M_CPU, M_MMAP, M_TRUNC, M_BADCMD, M_ADVANCE, M_END,
 };
 
 static const char *const meta_names[] = {
 	"open", "close", "dup", "sink", "fork", "kill", "reap", "sendfd",
-	"recvfd", "cpu1", "mmap", "truncate", "badcmd",
+	"recvfd", "cpu1", "mmap", "truncate", "badcmd", "advance",
 };
 
 /* Everything the processes share (MAP_SHARED). */
@@ -116,6 +123,10 @@ static char workdir[64];
 static char fulldir[96];
 static bool have_fulltmpfs;
 static int hang_secs = 300;
+static int max_secs;			/* --seconds: stop early (0: never) */
+static const char *model;		/* --model: the test flavor's PMU model */
+#define MODEL_ADVANCE "/sys/kernel/debug/hwpmc-model/advance"
+#define UNPRIV_HW "/proc/sys/kernel/hwpmc/unprivileged_hw"
 static bool cpu1_hotplug;
 static bool in_child;			/* a forked child: one thread, no reader */
 static _Atomic bool drain_all;		/* the end: the reader drains every sink */
@@ -442,7 +453,7 @@ static unsigned int pick_ioctl(struct fuzz_ctx *c)
 {
 	/* Weights: the PMC life cycle more often than the queries. */
 	static const uint8_t w[PMC_OP_MAX + 1] = {
-		[PMC_OP_CONFIGURELOG] = 6, [PMC_OP_FLUSHLOG] = 3,
+		[PMC_OP_CONFIGURELOG] = 4, [PMC_OP_FLUSHLOG] = 2,
 		[PMC_OP_GETCPUINFO] = 1, [PMC_OP_GETDRIVERSTATS] = 1,
 		[PMC_OP_GETMODULEVERSION] = 1, [PMC_OP_GETPMCINFO] = 3,
 		[PMC_OP_PMCADMIN] = 2, [PMC_OP_PMCALLOCATE] = 14,
@@ -450,7 +461,7 @@ static unsigned int pick_ioctl(struct fuzz_ctx *c)
 		[PMC_OP_PMCGETMSR] = 2, [PMC_OP_PMCRELEASE] = 6,
 		[PMC_OP_PMCRW] = 8, [PMC_OP_PMCSETCOUNT] = 4,
 		[PMC_OP_PMCSTART] = 10, [PMC_OP_PMCSTOP] = 6,
-		[PMC_OP_WRITELOG] = 4, [PMC_OP_CLOSELOG] = 2,
+		[PMC_OP_WRITELOG] = 4, [PMC_OP_CLOSELOG] = 1,
 		[PMC_OP_GETDYNEVENTINFO] = 2, [PMC_OP_GETCAPS] = 3,
 	};
 	unsigned int total = 0, i, r;
@@ -925,6 +936,25 @@ static void do_mmap(struct fuzz_ctx *c)
 		munmap(p, 8192);
 }
 
+/* The PMU model's counters advance on this CPU (root, --model). */
+static void do_advance(struct fuzz_ctx *c)
+{
+	char buf[64];
+	int fd, len;
+
+	if (!model || !c->root)
+		return;
+	fd = open(MODEL_ADVANCE, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = snprintf(buf, sizeof(buf), "%s %llu", one_in(&c->rng, 3) ? "os" : "usr",
+		       one_in(&c->rng, 20) ? (1ULL << 47) - 1 :
+		       (unsigned long long)rnd(&c->rng, 1000000) + 1);
+	if (write(fd, buf, len) < 0)
+		len = 0;
+	close(fd);
+}
+
 /* Keep the log files in /tmp from growing without bound. */
 static void do_trunc(struct fuzz_ctx *c)
 {
@@ -990,6 +1020,9 @@ static void one_op(struct fuzz_ctx *c)
 	} else if (k < 1400) {
 		do_trunc(c);
 		meta_count(M_TRUNC);
+	} else if (k < 1450 && model) {
+		do_advance(c);
+		meta_count(M_ADVANCE);
 	} else {
 		do_badcmd(c);
 		meta_count(M_BADCMD);
@@ -1267,10 +1300,25 @@ static int count_log_writers(void)
 static void *watchdog(void *unused)
 {
 	uint64_t unstalled[MAXPROCS * MAXTHREADS] = { 0 };
+	uint64_t t0 = now_ns(), last = t0;
 	int i, n = shm->nprocs * shm->nthreads;
 
 	while (atomic_load(&shm->stop) != 2) {
 		uint64_t now = now_ns();
+
+		if (now - last >= 60000000000ULL) {
+			uint64_t done = atomic_load(&shm->ops_done);
+
+			last = now;
+			say("# progress: %" PRIu64 " operations in %.0f s (%.0f/s)\n",
+			    done, (now - t0) / 1e9, done / ((now - t0) / 1e9));
+		}
+		if (max_secs && now - t0 >= (uint64_t)max_secs * 1000000000ULL &&
+		    !atomic_load(&shm->stop)) {
+			say("# --seconds %d: stopping after %" PRIu64 " operations\n",
+			    max_secs, (uint64_t)atomic_load(&shm->ops_done));
+			atomic_store(&shm->stop, 1);
+		}
 
 		for (i = 0; i < n; i++) {
 			struct fuzz_slot *s = &shm->slots[i];
@@ -1376,9 +1424,52 @@ static int kmemleak_hwpmc(void)
 	return n;
 }
 
+/*
+ * The kernel log since @fd was opened (/dev/kmsg, at its end): lines of
+ * warning level or worse are printed; those that name hwpmc or one of
+ * its threads fail the run (vm-run fails on every WARNING, BUG or oops
+ * itself; this catches the quieter ones).
+ */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static int kmsg_check(int fd)
+{
+	char line[2048];
+	int bad = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, line, sizeof(line) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		int prio;
+		char *text;
+
+		if (n <= 0)
+			continue;	/* overwritten lines: go on */
+		line[n] = 0;
+		prio = atoi(line) & 7;
+		text = strchr(line, ';');
+		text = text ? text + 1 : line;
+		if (prio > 4)
+			continue;	/* notice, info, debug */
+		say("# kernel log: %.300s", text);
+		if (strstr(text, "hwpmc"))
+			bad++;
+	}
+	close(fd);
+	return bad;
+}
+
 static void usage(void)
 {
-	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--no-unload]\n");
+	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--seconds SECS] [--model MODEL] [--no-unload]\n");
 	exit(2);
 }
 
@@ -1414,8 +1505,14 @@ static void print_stats(double secs)
 		say(" %s %" PRIu64 " %.0f", meta_names[op - M_OPEN],
 		    (uint64_t)atomic_load(&shm->meta[op - M_OPEN]),
 		    atomic_load(&shm->busy_ns[op]) / 1e6);
-	say("\n# %" PRIu64 " operations (%" PRIu64 " ioctls) in %.1f s: %.0f ops/s\n",
-	    shm->ops_total, ioctls, secs, shm->ops_total / (secs > 0 ? secs : 1));
+	{
+		uint64_t done = atomic_load(&shm->ops_done);
+
+		if (done > shm->ops_total)
+			done = shm->ops_total;
+		say("\n# %" PRIu64 " operations (%" PRIu64 " ioctls) in %.1f s: %.0f ops/s\n",
+		    done, ioctls, secs, done / (secs > 0 ? secs : 1));
+	}
 }
 
 int main(int argc, char **argv)
@@ -1424,7 +1521,7 @@ int main(int argc, char **argv)
 	int nprocs = 4, nthreads = 3, socks[MAXPROCS][2], i, st, fails = 0;
 	bool unload = true, seeded = false;
 	long refcnt0, refcnt = -1;
-	int writers0, writers = 0, leaks;
+	int writers0, writers = 0, leaks, kmsg;
 	pthread_t wd;
 	const char *env;
 
@@ -1452,6 +1549,10 @@ int main(int argc, char **argv)
 			nthreads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--hang"))
 			hang_secs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seconds"))
+			max_secs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--model"))
+			model = argv[++i];
 		else
 			usage();
 	}
@@ -1502,6 +1603,21 @@ int main(int argc, char **argv)
 	say("# logs: files, pipes and sockets (drained, stalled, closed), %s, read-only files; CPU 1 hotplug: %s\n",
 	    have_fulltmpfs ? "a full tmpfs" : "/dev/full", cpu1_hotplug ? "yes" : "no");
 
+	if (model) {
+		char params[64];
+		int err = hwpmc_module_unload_wait();
+
+		snprintf(params, sizeof(params), "pmu_model=%s", model);
+		if ((err && err != ENOENT) || (err = hwpmc_module_load("test/", params)) ||
+		    hwpmc_sysctl_set(UNPRIV_HW, 1)) {
+			say("not ok 1 hwpmc fuzz: cannot load test/hwpmc.ko %s: %s\n",
+			    params, strerror(err));
+			say("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
+			return 1;
+		}
+		say("# the test flavor with %s, kernel.hwpmc.unprivileged_hw=1\n", params);
+	}
+	kmsg = kmsg_open();
 	refcnt0 = read_long("/sys/module/hwpmc/refcnt");
 	writers0 = count_log_writers();
 	leaks = kmemleak_hwpmc();	/* old reports: not this run's */
@@ -1560,6 +1676,9 @@ int main(int argc, char **argv)
 	if (writers != writers0)
 		fuzz_fail(NULL, "%d log writer threads left (baseline %d)",
 			  writers, writers0), fails++;
+	i = kmsg_check(kmsg);
+	if (i)
+		fuzz_fail(NULL, "%d kernel log line(s) of warning level naming hwpmc", i);
 	leaks = kmemleak_hwpmc();
 	if (leaks < 0) {
 		say("# kmemleak: not in this kernel (a debug kernel has it)\n");
@@ -1570,7 +1689,7 @@ int main(int argc, char **argv)
 		if (leaks > 0)
 			fuzz_fail(NULL, "kmemleak reports %d leak(s) in hwpmc", leaks);
 	}
-	if (unload && !atomic_load(&shm->failed)) {
+	if ((unload || model) && !atomic_load(&shm->failed)) {
 		int err = hwpmc_module_unload_wait();
 
 		say("# unload: %s\n", err ? strerror(err) : "ok");

@@ -57,7 +57,7 @@ static const int e_pmcstop[] = { EINVAL, ENXIO, ESRCH, 0 };
  * de-configuring CONFIGURELOG and WRITELOG ("EPIPE, ENOSPC, ...": a pipe
  * or socket whose reader is gone, a full file system).
  */
-#define WRITE_ERRS EPIPE, ENOSPC, ECONNRESET
+#define WRITE_ERRS EPIPE, ENOSPC
 /* 1 EAGAIN, 2 EBUSY, 14 EINVAL, EBADF, EMFILE, ESRCH, ENOMEM. */
 static const int e_configurelog[] = { EAGAIN, EBUSY, EINVAL, EBADF, EMFILE,
 				      ESRCH, ENOMEM, WRITE_ERRS, 0 };
@@ -193,11 +193,22 @@ static void gen_pmcallocate_good(struct fuzz_ctx *c,
 	};
 	bool sys;
 
-	a->pm_class = one_in(&c->rng, 8) ? PMC_CLASS_TSC : PMC_CLASS_SOFT;
+	static const uint32_t hw[] = { PMC_CLASS_IAP, PMC_CLASS_IAF,
+				       PMC_CLASS_K8 };
+	bool hwc = one_in(&c->rng, 5);
+
+	a->pm_class = hwc ? hw[rnd(&c->rng, 3)] :
+		      one_in(&c->rng, 8) ? PMC_CLASS_TSC : PMC_CLASS_SOFT;
 	a->pm_mode = modes[rnd(&c->rng, sizeof(modes) / sizeof(modes[0]))];
 	sys = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_SC;
 	a->pm_cpu = sys ? rnd(&c->rng, 2) : PMC_CPU_ANY;
 	a->pm_event = rnd(&c->rng, PMC_SOFT_NEVENTS);
+	if (hwc) {
+		/* Instructions (IAP, K8: 0xc0; IAF: fixed counter 0-2), user mode. */
+		a->pm_event = a->pm_class == PMC_CLASS_IAF ? rnd(&c->rng, 3) : 0xc0;
+		a->pm_config = PMC_X86_CONFIG_USR |
+			       (one_in(&c->rng, 4) ? PMC_X86_CONFIG_OS : 0);
+	}
 	a->pm_flags = sys ? 0 : (uint32_t)rng_next(&c->rng) &
 		      (PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW |
 		       PMC_F_LOG_PROCEXIT);
@@ -205,7 +216,8 @@ static void gen_pmcallocate_good(struct fuzz_ctx *c,
 		if (one_in(&c->rng, 2))
 			a->pm_flags |= PMC_F_CALLCHAIN;
 		/* CLOCK.PROF: ns (at least 10 us unprivileged); others: events */
-		a->pm_count = a->pm_event == PMC_SOFT_CLOCK_PROF ?
+		a->pm_count = hwc ? 10000 + rnd(&c->rng, 1000000) :
+			      a->pm_event == PMC_SOFT_CLOCK_PROF ?
 			      100000 + rnd(&c->rng, 10000000) :
 			      1 + rnd(&c->rng, 1000);
 	} else {

@@ -278,7 +278,7 @@ struct pmc_op_caps {
 /*
  * CONFIGURELOG: fd of a file, pipe or socket; -1 deconfigures.  EBADF for
  * a descriptor not open for writing; EINVAL for one of /dev/hwpmc itself
- * (any owner's) or of a file that has no write operation.
+ * (any owner's) or of a file the kernel cannot write (/dev/null, /dev/full).
  */
 struct pmc_op_configurelog {
 	__s32	pm_logfd;
