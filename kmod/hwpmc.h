@@ -137,6 +137,8 @@ int hwpmc_x86_init(void);
 void hwpmc_x86_fini(void);
 void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next);
 void hwpmc_x86_fork(struct task_struct *parent, struct task_struct *child);
+int hwpmc_x86_rdpmc_mm_get(struct mm_struct *mm);
+void hwpmc_x86_rdpmc_mm_put(struct mm_struct *mm);
 
 int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);
@@ -219,6 +221,8 @@ struct hwpmc_owner {
 #define HWPMC_PF_ATTACHED_ONCE	0x1	/* has had a target */
 #define HWPMC_PF_DETACHED_ALL	0x2	/* explicitly detached from all */
 #define HWPMC_PF_MSR_TAKEN	0x4	/* PMCGETMSR handed out its index */
+/* Counting: the counter holds the count, no PMI (pctr(4)'s RDPMC). */
+#define HWPMC_PF_HOLDS_COUNT	0x8
 
 /* A PMC.  Fields read by hooks are marked; the rest belong to hwpmc_sx. */
 struct hwpmc_pmc {
@@ -317,6 +321,8 @@ void hwpmc_owner_release_all(struct hwpmc_owner *po);
 int hwpmc_owner_charge(struct hwpmc_owner *po);
 void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
+int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
+			  struct pmc_op_pmcallocate *a, int want);
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a);
