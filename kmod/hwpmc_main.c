@@ -500,6 +500,7 @@ static struct miscdevice hwpmc_miscdev = {
 /* The other interfaces of the specification (kmod/iface/), in order. */
 static const struct hwpmc_iface *const hwpmc_ifaces[] = {
 	&hwpmc_pctr_iface,
+	&hwpmc_perfmon_iface,
 };
 
 static void hwpmc_ifaces_exit(unsigned int n)

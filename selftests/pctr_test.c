@@ -69,6 +69,46 @@ static void __attribute__((destructor)) leave_release_loaded(void)
 		model_restore_release();
 }
 
+/*
+ * Run a program built beside this test (@rel: relative to its directory:
+ * "../tools/pctr", "compat_openbsd_pctr_equiv") with @args: its exit
+ * status (-1: not run), its output in @out.
+ */
+static int run_prog(const char *rel, const char *args, char *out, size_t len)
+{
+	char exe[PATH_MAX], cmd[PATH_MAX + 256];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *p;
+	size_t got;
+	int st;
+
+	if (n < 0)
+		return -1;
+	exe[n] = 0;
+	snprintf(cmd, sizeof(cmd), "%s/%s %s 2>&1", dirname(exe), rel, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	got = fread(out, 1, len - 1, p);
+	out[got] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Counter @i's function and count in a pctr listing; 0 if found. */
+static int listed(const char *out, int i, unsigned int *fn,
+		  unsigned long long *count)
+{
+	char want[16];
+	const char *l;
+
+	snprintf(want, sizeof(want), "\n  %d  0x", i);
+	l = strstr(out, want);
+	if (!l || sscanf(l + strlen(want) - 2, "%x %llu", fn, count) != 2)
+		return -1;
+	return 0;
+}
+
 /* --- the plain guest: no counters ----------------------------------------- */
 
 /* Does the loaded module have a programmable class (IAP or K8)? */
@@ -171,6 +211,38 @@ TEST_F(plain, bad_ioctl_and_pointer)
 	EXPECT_EQ(-1, ioctl(fd, PCIOCS0, NULL));
 	EXPECT_EQ(EFAULT, errno);
 	close(fd);
+}
+
+/*
+ * The pctr command and a program written for OpenBSD (selftests/compat)
+ * print the TSC and no function; pctr -s fails with ENODEV, -l says this
+ * CPU has no counters.
+ */
+TEST_F(plain, pctr_command_and_bsd_program)
+{
+	char out[4096], bsd[4096];
+	unsigned long long v;
+	unsigned int fn;
+	int i;
+
+	ASSERT_EQ(0, run_prog("../tools/pctr", "", out, sizeof(out)));
+	ASSERT_EQ(0, run_prog("compat_openbsd_pctr_equiv", "", bsd,
+			      sizeof(bsd))) TH_LOG("%s", bsd);
+	EXPECT_EQ(0, strncmp(out, "tsc = ", 6)) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(bsd, "tsc = ", 6)) TH_LOG("%s", bsd);
+	for (i = 0; i < PCTR_NUM; i++) {
+		ASSERT_EQ(0, listed(out, i, &fn, &v)) TH_LOG("%s", out);
+		EXPECT_EQ(0, fn);
+		EXPECT_EQ(0, v);
+		ASSERT_EQ(0, listed(bsd, i, &fn, &v)) TH_LOG("%s", bsd);
+		EXPECT_EQ(0, fn);
+	}
+	EXPECT_EQ(1, run_prog("../tools/pctr", "-s 0 -U -e 0xc0", out,
+			      sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, strerror(ENODEV))) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_prog("../tools/pctr", "-l", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no programmable counters")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_prog("../tools/pctr", "-s 7 -e 1", out, sizeof(out)));
 }
 
 /* --- the PMU model -------------------------------------------------------- */
@@ -534,6 +606,59 @@ TEST_F(model, unprivileged)
 	/* nobody's function stays after its exit, as root's would. */
 	ASSERT_EQ(0, pctr_rd(fd, &st));
 	EXPECT_EQ(FN_USER, st.pctr_fn[0]);
+	close(fd);
+}
+
+/*
+ * The pctr command programs a counter from its command line (an event
+ * number or a name of -l), prints it, and lets it go with -d; the program
+ * written for OpenBSD prints the same functions and counts.
+ */
+TEST_F(model, pctr_command_and_bsd_program)
+{
+	char out[1 << 16], bsd[4096];
+	unsigned long long v, vb;
+	unsigned int fn, fnb, want = EV_INSTR | PCTR_U | PCTR_EN;
+	struct pctrst st;
+	int fd, i;
+
+	ASSERT_EQ(0, run_prog("../tools/pctr", "-s 0 -U -e 0xc0", out,
+			      sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_prog("../tools/pctr", "-s 2 -K -E -c 1 -m 0x01 -e 0x3c",
+			      out, sizeof(out))) TH_LOG("%s", out);
+	fd = open(PCTR_DEV, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pctr_rd(fd, &st));
+	EXPECT_EQ(want, st.pctr_fn[0]);
+	EXPECT_EQ(0x3c | 0x0100 | PCTR_K | PCTR_E | PCTR_EN |
+		  1u << PCTR_CM_SHIFT, st.pctr_fn[2]);
+	close(fd);
+	ASSERT_EQ(0, model_advance("usr 1000"));
+	ASSERT_EQ(0, run_prog("../tools/pctr", "", out, sizeof(out)));
+	ASSERT_EQ(0, run_prog("compat_openbsd_pctr_equiv", "", bsd,
+			      sizeof(bsd))) TH_LOG("%s", bsd);
+	for (i = 0; i < PCTR_NUM; i++) {
+		ASSERT_EQ(0, listed(out, i, &fn, &v)) TH_LOG("%s", out);
+		ASSERT_EQ(0, listed(bsd, i, &fnb, &vb)) TH_LOG("%s", bsd);
+		EXPECT_EQ(fn, fnb);
+		EXPECT_EQ(v, vb);
+	}
+	ASSERT_EQ(0, listed(out, 0, &fn, &v));
+	EXPECT_EQ(want, fn);
+	EXPECT_EQ(1000, v);
+	EXPECT_NE(NULL, strstr(out, "usr,en event=0xc0")) TH_LOG("%s", out);
+	/* Errors explained: kernel mode as nobody with the sysctls. */
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_SYS, 1));
+	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_HW, 1));
+	ASSERT_EQ(0, run_prog("../tools/pctr", "-s 0 -d", out, sizeof(out)));
+	/* -l: this CPU's events, through libhwpmc (libpfm4). */
+	i = run_prog("../tools/pctr", "-l", out, sizeof(out));
+	EXPECT_EQ(0, i) TH_LOG("%s", out);
+	EXPECT_NE(0, strlen(out));
+	fd = open(PCTR_DEV, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pctr_rd(fd, &st));
+	EXPECT_EQ(0, st.pctr_fn[0]);
 	close(fd);
 }
 
