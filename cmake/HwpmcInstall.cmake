@@ -9,11 +9,17 @@ install(TARGETS hwpmc hwpmc_static hwpmc_uapi
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${HWPMC_UAPI_DIR}/linux/hwpmc.h
+install(FILES ${HWPMC_UAPI_DIR}/linux/hwpmc.h ${HWPMC_UAPI_DIR}/linux/pctr.h
+    ${HWPMC_UAPI_DIR}/linux/perfmon.h
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/linux)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/libhwpmc/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-    FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+    FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "compat" EXCLUDE)
+# <machine/pctr.h>, <machine/perfmon.h> for BSD programs:
+# -I<includedir>/hwpmc/compat.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/libhwpmc/include/compat/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hwpmc/compat
+    FILES_MATCHING PATTERN "*.h")
 
 install(EXPORT hwpmcTargets NAMESPACE hwpmc:: DESTINATION ${HWPMC_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/hwpmcConfig.cmake.in
