@@ -3,8 +3,10 @@
  * hwpmc: module entry, /dev/hwpmc, tunables.
  *
  * Lock order (outermost first):
- *   (the interfaces of kmod/iface/ take only their kernel owner's po->lock,
- *   below, as an ioctl of /dev/hwpmc does)
+ *   (the interfaces of kmod/iface/ take only their kernel owners' po->lock,
+ *   below, as an ioctl of /dev/hwpmc does; pmc(9)'s pmc9_lock, which
+ *   guards its list of contexts, is taken before a context's po->lock
+ *   only to look it up, and never held across a wait)
  *   po->log_lock     mutex: one owner's log operations (CONFIGURELOG,
  *                    FLUSHLOG, CLOSELOG, WRITELOG), which may wait for the
  *                    log writer and so never hold hwpmc_sx while waiting;
@@ -501,6 +503,7 @@ static struct miscdevice hwpmc_miscdev = {
 static const struct hwpmc_iface *const hwpmc_ifaces[] = {
 	&hwpmc_pctr_iface,
 	&hwpmc_perfmon_iface,
+	&hwpmc_pmc9_iface,
 };
 
 static void hwpmc_ifaces_exit(unsigned int n)

@@ -25,6 +25,7 @@ struct hwpmc_iface {
 
 extern const struct hwpmc_iface hwpmc_pctr_iface;
 extern const struct hwpmc_iface hwpmc_perfmon_iface;
+extern const struct hwpmc_iface hwpmc_pmc9_iface;
 
 /* An owner of the kernel's: the interfaces' counters belong to it. */
 struct hwpmc_owner *hwpmc_kowner_new(void);
