@@ -63,7 +63,7 @@ checkpatch:
 	@# (kmod/compat/compat.h is the one place that tests it).
 	@perl $(BUILD)/linux-src/checkpatch.pl --no-tree --strict --terse \
 		--ignore LINUX_VERSION_CODE \
-		-f kmod/*.c kmod/*.h kmod/*/*.c kmod/*/*.h include/uapi/linux/*.h
+		-f kmod/*.c kmod/*.h kmod/*/*.c kmod/*/*.h include/uapi/linux/*.h include/kernel/*.h
 
 # Install the module for KDIR (default: the running kernel), the udev rule,
 # the library, headers, tools and man pages.  DESTDIR stages it all.
