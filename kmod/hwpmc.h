@@ -211,6 +211,12 @@ struct hwpmc_owner {
 	atomic64_t throttled;		/* samples not taken: CPU throttled */
 	atomic_t __percpu *ring_used;	/* its slots in each CPU's ring */
 	unsigned int nsamplers;		/* sampling PMCs; hwpmc_sx */
+	/*
+	 * A kernel owner's consumer of its samples instead of a log (pmc(9)
+	 * profiling, kmod/iface/pmc9.c); set before its first PMC.  Called
+	 * in any context, NMI included: no locks, no allocation.
+	 */
+	void (*ksample)(struct hwpmc_pmc *pm, struct pt_regs *regs);
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
 

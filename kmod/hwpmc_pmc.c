@@ -609,8 +609,10 @@ static int hwpmc_start_check(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	lockdep_assert_held(&hwpmc_sx);
 	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
 		return -ENXIO;
-	/* No log file configured, or it is being closed. */
-	if (hwpmc_needs_log(pm) && !hwpmc_log_usable(po))
+	/* No log file configured, or it is being closed (a kernel owner
+	 * that consumes its samples itself needs none).
+	 */
+	if (hwpmc_needs_log(pm) && !po->ksample && !hwpmc_log_usable(po))
 		return -HWPMC_EDOOFUS;
 	return 0;
 }

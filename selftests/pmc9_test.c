@@ -201,9 +201,11 @@ TEST_F(soft, errors)
 	EXPECT_EQ(-ENOENT, client(&v, "get 0 %d 0", self->ctr));
 	EXPECT_EQ(-ENOENT, client(NULL, "kfree %d", self->ctr));
 	EXPECT_EQ(-EINVAL, client(NULL, "kalloc %d 0 0", n));
-	EXPECT_EQ(-EOPNOTSUPP, client(NULL, "prof_start %d %d 0",
-				      self->ctr, PMC_SOFT_CLOCK_PROF));
-	EXPECT_EQ(-EOPNOTSUPP, client(NULL, "prof_stop %d", self->ctr));
+	EXPECT_EQ(-EINVAL, client(NULL, "prof_start %d %d 0 0",
+				  self->ctr, PMC_SOFT_CLOCK_HARD));
+	EXPECT_EQ(-EINVAL, client(NULL, "prof_start %d %d 0 1", n,
+				  PMC_SOFT_CLOCK_HARD));
+	EXPECT_EQ(-ENOENT, client(NULL, "prof_stop %d", self->ctr));
 }
 
 #define SLACK	64	/* the client's own syscalls around a burst */
@@ -327,6 +329,154 @@ TEST_F(soft, kernel_counter)
 	EXPECT_EQ(0, client(NULL, "conf %d %d %d 0 0", me, ctr,
 			    PMC_SOFT_SYSCALL_ENTER));
 	close(h);
+}
+
+#define PROFILE	"/sys/kernel/debug/hwpmc-profile"
+
+struct ksym {
+	unsigned long addr;
+	char name[64];
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The kernel's text symbols (t/T) of /proc/kallsyms, sorted; their count. */
+static int read_ksyms(struct ksym **out, unsigned long *stext)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct ksym *v = NULL;
+	int n = 0, cap = 0;
+	char line[256], type, name[64], mod[64];
+	unsigned long addr;
+
+	*stext = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = 0;
+		if (sscanf(line, "%lx %c %63s %63s", &addr, &type, name, mod) < 3 ||
+		    mod[0] || (type != 't' && type != 'T'))
+			continue;
+		if (!strcmp(name, "_stext"))
+			*stext = addr;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				break;
+		}
+		v[n].addr = addr;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", name);
+		n++;
+	}
+	fclose(f);
+	if (!v)
+		return -1;
+	qsort(v, n, sizeof(*v), ksym_cmp);
+	*out = v;
+	return n;
+}
+
+static const char *ksym_of(struct ksym *v, int n, unsigned long addr)
+{
+	int lo = 0, hi = n - 1, mid;
+
+	if (n <= 0 || addr < v[0].addr)
+		return "?";
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return v[lo].name;
+}
+
+/*
+ * pmc_start_profiling on CLOCK.HARD (every tick, every CPU) while this
+ * process makes syscalls: the debugfs profile, in /proc/profile's format,
+ * has the bucket size first, hits, and hits in the syscall path (the known
+ * hot path); readprofile (util-linux) reads it with /proc/kallsyms as its
+ * map; a second start is EBUSY, stop twice ENOENT, a write zeroes it.
+ */
+TEST_F(soft, kernel_profiling)
+{
+	static unsigned int prof[1 << 22];
+	unsigned long stext, total = 0, hot = 0;
+	struct ksym *syms = NULL;
+	int fd, nsyms, i, st;
+	char out[8192];
+	ssize_t n;
+	FILE *p;
+	__u64 t0;
+
+	fd = open(PROFILE, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		EXPECT_EQ(1, write(fd, "0", 1));
+		close(fd);
+	}
+	ASSERT_EQ(0, client(NULL, "prof_start %d %d 0 1", self->ctr + 2,
+			    PMC_SOFT_CLOCK_HARD));
+	EXPECT_EQ(-EBUSY, client(NULL, "prof_start %d %d 0 1", self->ctr + 2,
+				 PMC_SOFT_CLOCK_HARD));
+	t0 = hwpmc_clock_ns(CLOCK_MONOTONIC);
+	while (hwpmc_clock_ns(CLOCK_MONOTONIC) - t0 < 2000000000ULL)
+		hwpmc_burn_syscalls(1000);
+	ASSERT_EQ(0, client(NULL, "prof_stop %d", self->ctr + 2));
+	EXPECT_EQ(-ENOENT, client(NULL, "prof_stop %d", self->ctr + 2));
+
+	fd = open(PROFILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, prof, sizeof(prof));
+	close(fd);
+	ASSERT_LT(8, n);
+	EXPECT_EQ(16, prof[0]);
+	nsyms = read_ksyms(&syms, &stext);
+	ASSERT_LT(0, nsyms);
+	ASSERT_NE(0, stext);
+	for (i = 1; i < n / 4; i++) {
+		const char *name;
+
+		if (!prof[i])
+			continue;
+		total += prof[i];
+		name = ksym_of(syms, nsyms, stext + (unsigned long)(i - 1) * 16);
+		if (strstr(name, "syscall") || strstr(name, "getppid") ||
+		    strstr(name, "SYSCALL"))
+			hot += prof[i];
+	}
+	free(syms);
+	EXPECT_LT(0, total);
+	EXPECT_LT(0, hot) TH_LOG("%lu kernel samples, none in the syscall path",
+				 total);
+
+	/* readprofile reads it, /proc/kallsyms as its map. */
+	p = popen("readprofile -p " PROFILE " -m /proc/kallsyms 2>&1", "r");
+	ASSERT_NE(NULL, p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n > 0 ? n : 0] = 0;
+	st = pclose(p);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "total")) TH_LOG("%s", out);
+
+	/* A write zeroes it. */
+	fd = open(PROFILE, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "0", 1));
+	close(fd);
+	fd = open(PROFILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, prof, sizeof(prof));
+	close(fd);
+	for (i = 1, total = 0; i < n / 4; i++)
+		total += prof[i];
+	EXPECT_EQ(0, total);
 }
 
 /* --- the PMU model: hardware counters, exact counts --------------------- */

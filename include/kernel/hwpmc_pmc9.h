@@ -37,7 +37,9 @@
  * counts on every CPU and takes the row away from processes (EBUSY);
  * hwpmc-control -l shows it owned by pid 0.  pmc_save_context() and
  * pmc_restore_context() do nothing: hwpmc's scheduler hook switches
- * counters itself.
+ * counters itself.  pmc_start_profiling(): cfg->reset_value is the sampling
+ * period; kernel-mode PCs of every CPU go to the /proc/profile-format
+ * histogram /sys/kernel/debug/hwpmc-profile (README "pmc(9)").
  */
 #ifndef _HWPMC_PMC9_H
 #define _HWPMC_PMC9_H

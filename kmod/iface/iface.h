@@ -47,9 +47,10 @@ struct hwpmc_kctr {
 const struct hwpmc_class *hwpmc_kctr_class(void);
 int hwpmc_kctr_init(struct hwpmc_kctr *kc);
 void hwpmc_kctr_fini(struct hwpmc_kctr *kc);
+/* @period 0: counting; else system-scope sampling with that period. */
 int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 		     const struct hwpmc_class *cls, unsigned int idx,
-		     u32 event, u64 config, bool holds_count);
+		     u32 event, u64 config, bool holds_count, u64 period);
 void hwpmc_kctr_release(struct hwpmc_owner *po, struct hwpmc_kctr *kc);
 int hwpmc_kctr_start(struct hwpmc_owner *po, struct hwpmc_kctr *kc);
 void hwpmc_kctr_stop(struct hwpmc_owner *po, struct hwpmc_kctr *kc);

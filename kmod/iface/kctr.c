@@ -92,7 +92,7 @@ void hwpmc_kctr_release(struct hwpmc_owner *po, struct hwpmc_kctr *kc)
 
 int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 		     const struct hwpmc_class *cls, unsigned int idx,
-		     u32 event, u64 config, bool holds_count)
+		     u32 event, u64 config, bool holds_count, u64 period)
 {
 	unsigned int cpu;
 	int err = 0;
@@ -108,8 +108,9 @@ int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 			.pm_cpu = cpu,
 			.pm_class = cls->ops->class,
 			.pm_event = event,
-			.pm_mode = PMC_MODE_SC,
+			.pm_mode = period ? PMC_MODE_SS : PMC_MODE_SC,
 			.pm_config = config,
+			.pm_count = period,
 		};
 		struct hwpmc_pmc *pm;
 

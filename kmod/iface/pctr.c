@@ -139,7 +139,7 @@ static int pctr_set(struct file *file, unsigned int n, u32 fn)
 	pctr_fn[n] = 0;
 	if (pctr_fn_counts(fn)) {
 		err = hwpmc_kctr_alloc(pctr_po, kc, pctr_cls, n, fn & 0xff,
-				       fn & PMC_X86_CONFIG_MASK, true);
+				       fn & PMC_X86_CONFIG_MASK, true, 0);
 		if (!err)
 			err = hwpmc_kctr_start(pctr_po, kc);
 		if (err)

@@ -92,7 +92,7 @@ static int perfmon_setup(unsigned int n, u32 val)
 		hwpmc_kctr_release(pm_po, kc);
 	pm_ctl[n] = 0;
 	err = hwpmc_kctr_alloc(pm_po, kc, pm_cls, n, ctl & 0xff,
-			       ctl & ~0xffU, false);
+			       ctl & ~0xffU, false, 0);
 	if (!err)
 		pm_ctl[n] = ctl;
 	return err;

@@ -19,7 +19,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/export.h>
+#include <linux/fs.h>
+#include <linux/kallsyms.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -421,7 +427,7 @@ int pmc_alloc_kernel_counter(int ctr, struct pmc_counter_cfg *cfg)
 		goto out;
 	}
 	err = hwpmc_kctr_alloc(pmc9_kpo, kc, cls, idx, (u32)cfg->event_id,
-			       cfg->event_id >> 32, false);
+			       cfg->event_id >> 32, false, 0);
 	if (err)
 		goto out;
 	if (cfg->reset_value)
@@ -452,18 +458,203 @@ int pmc_free_kernel_counter(int ctr)
 }
 EXPORT_SYMBOL_GPL(pmc_free_kernel_counter);
 
-/* Not implemented yet: see README "pmc(9)". */
+/*
+ * Kernel profiling: a system-scope sampling PMC on every CPU whose samples
+ * (kernel-mode PCs only) count in a histogram of the kernel's text, read
+ * as /sys/kernel/debug/hwpmc-profile in /proc/profile's format (what
+ * util-linux's readprofile reads: the bucket size in bytes, then one
+ * unsigned int per bucket from _stext; writing to it zeroes it).  The
+ * histogram lives until hwpmc unloads and adds up over profiling runs,
+ * as /proc/profile does.
+ */
+#define PMC9_PROF_SHIFT		4	/* 16-byte buckets */
+
+static struct hwpmc_owner *pmc9_ppo;
+static struct hwpmc_kctr pmc9_prof;	/* pmc9_ppo->lock */
+static atomic_t *pmc9_prof_buf;		/* published once, freed at unload */
+static unsigned long pmc9_text, pmc9_text_len;
+static size_t pmc9_prof_len;		/* buckets */
+static struct dentry *pmc9_prof_file;
+
+/* A sample (any context, NMI included: no locks). */
+static void pmc9_prof_sample(struct hwpmc_pmc *pm, struct pt_regs *regs)
+{
+	/* Pairs with the release in pmc_start_profiling(): the bounds first. */
+	atomic_t *buf = smp_load_acquire(&pmc9_prof_buf);
+	unsigned long off;
+
+	if (!buf || !regs || user_mode(regs))
+		return;
+	off = instruction_pointer(regs) - pmc9_text;
+	if (off < pmc9_text_len)
+		atomic_inc(&buf[off >> PMC9_PROF_SHIFT]);
+}
+
+/*
+ * The symbol kallsyms names at @addr is @name, at offset 0 if @start
+ * (sprint_symbol(): "name+0xOFF/0xSIZE").
+ */
+static bool pmc9_symbol_is(unsigned long addr, const char *name, bool start)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	size_t n = strlen(name);
+
+	sprint_symbol(buf, addr);
+	if (strncmp(buf, name, n) || buf[n] != '+')
+		return false;
+	return !start || !strncmp(buf + n, "+0x0/", 5);
+}
+
+/*
+ * _stext and _etext, which the kernel does not export.  _stext is the
+ * 2 MiB-aligned start of the kernel's text (x86-64) at or below a text
+ * address we know, named _stext or by one of its aliases (_text,
+ * startup_64, at the same address where the image has no text before
+ * .text); the text ends in the page where kallsyms names _etext.  -ENOENT
+ * where that does not hold.
+ */
+static int pmc9_text_bounds(unsigned long *start, unsigned long *end)
+{
+	static const char *const names[] = { "_stext", "_text", "startup_64" };
+	unsigned long a = (unsigned long)sprint_symbol & ~(SZ_2M - 1);
+	unsigned int i, k;
+
+	*start = *end = 0;
+	for (i = 0; i < 64 && !*start; i++, a -= SZ_2M)
+		for (k = 0; k < ARRAY_SIZE(names) && !*start; k++)
+			if (pmc9_symbol_is(a, names[k], true))
+				*start = a;
+	for (a = *start; *start && a < *start + SZ_1G && !*end; a += PAGE_SIZE)
+		if (pmc9_symbol_is(a, "_etext", false) ||
+		    pmc9_symbol_is(a + PAGE_SIZE - 1, "_etext", false))
+			*end = a + PAGE_SIZE;
+	if (*start && *end)
+		return 0;
+	pr_info_ratelimited("pmc(9) profiling: the kernel's text bounds not found\n");
+	return -ENOENT;
+}
+
 int pmc_start_profiling(int ctr, struct pmc_counter_cfg *cfg)
 {
-	return -EOPNOTSUPP;
+	const struct hwpmc_class *cls;
+	unsigned long start, end;
+	unsigned int idx;
+	atomic_t *buf;
+	int err;
+
+	cls = pmc9_row(ctr, &idx);
+	if (!cls || !cfg || cfg->flags || !cfg->reset_value)
+		return -EINVAL;
+	err = mutex_lock_killable(&pmc9_ppo->lock);
+	if (err)
+		return err;
+	if (pmc9_prof.allocated) {
+		err = -EBUSY;
+		goto out;
+	}
+	if (!pmc9_prof_buf) {
+		err = pmc9_text_bounds(&start, &end);
+		if (err)
+			goto out;
+		pmc9_prof_len = ((end - start) >> PMC9_PROF_SHIFT) + 1;
+		buf = vzalloc(array_size(pmc9_prof_len, sizeof(*buf)));
+		if (!buf) {
+			err = -ENOMEM;
+			goto out;
+		}
+		pmc9_text = start;
+		pmc9_text_len = end - start;
+		/* The bounds before the buffer (pmc9_prof_sample()). */
+		smp_store_release(&pmc9_prof_buf, buf);
+		/* readprofile reads as much as the file's size says. */
+		if (!IS_ERR_OR_NULL(pmc9_prof_file)) {
+			struct inode *inode = d_inode(pmc9_prof_file);
+
+			inode_lock(inode);
+			i_size_write(inode, (pmc9_prof_len + 1) * sizeof(u32));
+			inode_unlock(inode);
+		}
+	}
+	err = hwpmc_kctr_alloc(pmc9_ppo, &pmc9_prof, cls, idx,
+			       (u32)cfg->event_id, cfg->event_id >> 32, false,
+			       cfg->reset_value);
+	if (!err)
+		err = hwpmc_kctr_start(pmc9_ppo, &pmc9_prof);
+	if (err)
+		hwpmc_kctr_release(pmc9_ppo, &pmc9_prof);
+out:
+	mutex_unlock(&pmc9_ppo->lock);
+	return err;
 }
 EXPORT_SYMBOL_GPL(pmc_start_profiling);
 
 int pmc_stop_profiling(int ctr)
 {
-	return -EOPNOTSUPP;
+	unsigned int idx;
+	int err = 0;
+
+	if (!pmc9_row(ctr, &idx))
+		return -EINVAL;
+	mutex_lock(&pmc9_ppo->lock);
+	if (pmc9_prof.allocated)
+		hwpmc_kctr_release(pmc9_ppo, &pmc9_prof);
+	else
+		err = -ENOENT;
+	mutex_unlock(&pmc9_ppo->lock);
+	return err;
 }
 EXPORT_SYMBOL_GPL(pmc_stop_profiling);
+
+/* /proc/profile's layout: the bucket size, then the buckets. */
+static ssize_t pmc9_prof_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	unsigned int step = 1U << PMC9_PROF_SHIFT;
+	/* The length is published with the buffer. */
+	atomic_t *buf = smp_load_acquire(&pmc9_prof_buf);
+	size_t total = (buf ? pmc9_prof_len + 1 : 1) * sizeof(unsigned int);
+	loff_t p = *ppos;
+	ssize_t done = 0;
+
+	if (p < 0)
+		return -EINVAL;
+	if (p >= total)
+		return 0;
+	count = min_t(size_t, count, total - p);
+	if (p < sizeof(step)) {
+		size_t k = min_t(size_t, count, sizeof(step) - p);
+
+		if (copy_to_user(ubuf, (char *)&step + p, k))
+			return -EFAULT;
+		done = k;
+	}
+	if (count > done &&
+	    copy_to_user(ubuf + done, (char *)buf + p + done - sizeof(step),
+			 count - done))
+		return -EFAULT;
+	*ppos = p + count;
+	return count;
+}
+
+/* Any write zeroes the histogram (readprofile -r). */
+static ssize_t pmc9_prof_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	/* The length is published with the buffer. */
+	atomic_t *buf = smp_load_acquire(&pmc9_prof_buf);
+	size_t i;
+
+	for (i = 0; buf && i < pmc9_prof_len; i++)
+		atomic_set(&buf[i], 0);
+	return count;
+}
+
+static const struct file_operations pmc9_prof_fops = {
+	.owner	= THIS_MODULE,
+	.read	= pmc9_prof_read,
+	.write	= pmc9_prof_write,
+	.llseek	= default_llseek,
+};
 
 int pmc_enabled(struct task_struct *l)
 {
@@ -486,18 +677,28 @@ static int pmc9_init(void)
 	pmc9_soft = hwpmc_class_find(PMC_CLASS_SOFT);
 	pmc9_nsoft = pmc9_soft ? pmc9_soft->nrows : 0;
 	pmc9_kpo = hwpmc_kowner_new();
-	if (!pmc9_kpo)
-		return -ENOMEM;
+	pmc9_ppo = hwpmc_kowner_new();
+	err = pmc9_kpo && pmc9_ppo ? hwpmc_kctr_init(&pmc9_prof) : -ENOMEM;
+	if (err)
+		goto out;
+	pmc9_ppo->ksample = pmc9_prof_sample;
 	for (i = 0; i < HWPMC_MAX_ROWS; i++) {
 		err = hwpmc_kctr_init(&pmc9_kctr[i]);
 		if (err) {
 			while (i--)
 				hwpmc_kctr_fini(&pmc9_kctr[i]);
-			hwpmc_kowner_free(pmc9_kpo);
-			return err;
+			hwpmc_kctr_fini(&pmc9_prof);
+			goto out;
 		}
 	}
+	/* Root only, as kernel profiles are hot paths of the kernel. */
+	pmc9_prof_file = debugfs_create_file("hwpmc-profile", 0600, NULL,
+					     NULL, &pmc9_prof_fops);
 	return 0;
+out:
+	hwpmc_kowner_free(pmc9_ppo);
+	hwpmc_kowner_free(pmc9_kpo);
+	return err;
 }
 
 static void pmc9_exit(void)
@@ -514,6 +715,13 @@ static void pmc9_exit(void)
 	}
 	hwpmc_kowner_free(pmc9_kpo);
 	pmc9_kpo = NULL;
+	debugfs_remove(pmc9_prof_file);
+	/* Its PMCs stopped and released: no sample is in flight after. */
+	hwpmc_kowner_free(pmc9_ppo);
+	pmc9_ppo = NULL;
+	vfree(pmc9_prof_buf);
+	pmc9_prof_buf = NULL;
+	hwpmc_kctr_fini(&pmc9_prof);
 	for (i = 0; i < HWPMC_MAX_ROWS; i++)
 		hwpmc_kctr_fini(&pmc9_kctr[i]);
 }
