@@ -86,7 +86,7 @@ checkpatch:
 	@# (kmod/compat/compat.h is the one place that tests it).
 	@perl $(BUILD)/linux-src/checkpatch.pl --no-tree --strict --terse \
 		--ignore LINUX_VERSION_CODE \
-		-f kmod/*.c kmod/*.h kmod/*/*.c kmod/*/*.h include/uapi/linux/*.h
+		-f kmod/*.c kmod/*.h kmod/*/*.c kmod/*/*.h include/uapi/linux/*.h include/kernel/*.h
 
 # Every sparse warning about our code fails (scripts/sparse says which
 # kernel-header diagnostics are not ours).
@@ -118,6 +118,8 @@ install:
 	install -D -m 0644 kmod/99-hwpmc.rules $(DESTDIR)/etc/udev/rules.d/99-hwpmc.rules
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man4
+	install -m 0644 man/*.4 $(DESTDIR)$(PREFIX)/share/man/man4/
 	@cmake -S $(TOP) -B $(BUILD)/userland >/dev/null
 	@cmake --build $(BUILD)/userland -j$(JOBS)
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)/userland --prefix $(PREFIX)

@@ -168,6 +168,13 @@ struct hwpmc_mdep {
 	/* Optional: sched_process_fork, before the child first runs. */
 	void (*fork_task)(struct task_struct *parent,
 			  struct task_struct *child);
+	/*
+	 * Optional: let user space RDPMC in @mm (CR4.PCE where it runs), as
+	 * perf's /sys/devices/cpu/rdpmc allows; 0 or an errno.  Put undoes a
+	 * get.  For the interfaces that promise user-mode reads (iface/).
+	 */
+	int (*rdpmc_mm_get)(struct mm_struct *mm);
+	void (*rdpmc_mm_put)(struct mm_struct *mm);
 	/* Undo hwpmc_md_init(), after the classes are gone. */
 	void (*fini)(void);
 };
@@ -184,6 +191,8 @@ int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);
 void hwpmc_classes_switch(struct task_struct *prev, struct task_struct *next);
 void hwpmc_classes_fork(struct task_struct *parent, struct task_struct *child);
+int hwpmc_classes_rdpmc_mm_get(struct mm_struct *mm);
+void hwpmc_classes_rdpmc_mm_put(struct mm_struct *mm);
 void hwpmc_classes_task_exit(struct task_struct *task);
 void hwpmc_classes_hook_event(enum hwpmc_kevent ev, struct task_struct *task,
 			      struct pt_regs *regs);
@@ -263,6 +272,12 @@ struct hwpmc_owner {
 	atomic64_t throttled;		/* samples not taken: CPU throttled */
 	atomic_t __percpu *ring_used;	/* its slots in each CPU's ring */
 	unsigned int nsamplers;		/* sampling PMCs; hwpmc_sx */
+	/*
+	 * A kernel owner's consumer of its samples instead of a log (pmc(9)
+	 * profiling, kmod/iface/pmc9.c); set before its first PMC.  Called
+	 * in any context, NMI included: no locks, no allocation.
+	 */
+	void (*ksample)(struct hwpmc_pmc *pm, struct pt_regs *regs);
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
 
@@ -279,6 +294,8 @@ struct hwpmc_owner {
 #define HWPMC_PF_ATTACHED_ONCE	0x1	/* has had a target */
 #define HWPMC_PF_DETACHED_ALL	0x2	/* explicitly detached from all */
 #define HWPMC_PF_MSR_TAKEN	0x4	/* PMCGETMSR handed out its index */
+/* Counting: the counter holds the count, no PMI (pctr(4)'s RDPMC). */
+#define HWPMC_PF_HOLDS_COUNT	0x8
 
 /* A PMC.  Fields read by hooks are marked; the rest belong to hwpmc_sx. */
 struct hwpmc_pmc {
@@ -377,6 +394,8 @@ void hwpmc_owner_release_all(struct hwpmc_owner *po);
 int hwpmc_owner_charge(struct hwpmc_owner *po);
 void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
+int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
+			  struct pmc_op_pmcallocate *a, int want);
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a);

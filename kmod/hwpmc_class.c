@@ -127,6 +127,23 @@ void hwpmc_classes_fork(struct task_struct *parent, struct task_struct *child)
 }
 
 /*
+ * User-mode reads of the machine's counters in @mm (iface/pctr.c); the
+ * machine may not offer them (-EOPNOTSUPP).  Process context.
+ */
+int hwpmc_classes_rdpmc_mm_get(struct mm_struct *mm)
+{
+	if (!hwpmc_md->rdpmc_mm_get)
+		return -EOPNOTSUPP;
+	return hwpmc_md->rdpmc_mm_get(mm);
+}
+
+void hwpmc_classes_rdpmc_mm_put(struct mm_struct *mm)
+{
+	if (hwpmc_md->rdpmc_mm_put)
+		hwpmc_md->rdpmc_mm_put(mm);
+}
+
+/*
  * The last thread of a monitored process exits (sched_process_exit, the
  * exiting task is current), before its targets go: no sleeping.
  */

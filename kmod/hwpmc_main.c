@@ -3,6 +3,10 @@
  * hwpmc: module entry, /dev/hwpmc, tunables.
  *
  * Lock order (outermost first):
+ *   (the interfaces of kmod/iface/ take only their kernel owners' po->lock,
+ *   below, as an ioctl of /dev/hwpmc does; pmc(9)'s pmc9_lock, which
+ *   guards its list of contexts, is taken before a context's po->lock
+ *   only to look it up, and never held across a wait)
  *   po->log_lock     mutex: one owner's log operations (CONFIGURELOG,
  *                    FLUSHLOG, CLOSELOG, WRITELOG), which may wait for the
  *                    log writer and so never hold hwpmc_sx while waiting;
@@ -71,6 +75,7 @@
 
 #include "hwpmc.h"
 #include "compat/compat.h"
+#include "iface/iface.h"
 
 /*
  * Tunables.  Defaults follow what FreeBSD ships today rather than the
@@ -492,6 +497,35 @@ static struct miscdevice hwpmc_miscdev = {
 	.mode	= 0666,
 };
 
+/* The other interfaces of the specification (kmod/iface/), in order. */
+static const struct hwpmc_iface *const hwpmc_ifaces[] = {
+	&hwpmc_pctr_iface,
+	&hwpmc_perfmon_iface,
+	&hwpmc_pmc9_iface,
+};
+
+static void hwpmc_ifaces_exit(unsigned int n)
+{
+	while (n--)
+		hwpmc_ifaces[n]->exit();
+}
+
+static int hwpmc_ifaces_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(hwpmc_ifaces); i++) {
+		err = hwpmc_ifaces[i]->init();
+		if (err) {
+			pr_err("%s: %d\n", hwpmc_ifaces[i]->name, err);
+			hwpmc_ifaces_exit(i);
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int __init hwpmc_init(void)
 {
 	int err;
@@ -536,11 +570,16 @@ static int __init hwpmc_init(void)
 	err = misc_register(&hwpmc_miscdev);
 	if (err)
 		goto out_sysctl;
+	err = hwpmc_ifaces_init();
+	if (err)
+		goto out_misc;
 	hwpmc_classes_announce();
 	pr_info("version %u.%u.%u loaded\n", HWPMC_VERSION_MAJOR,
 		HWPMC_VERSION_MINOR, HWPMC_VERSION_PATCH);
 	return 0;
 
+out_misc:
+	misc_deregister(&hwpmc_miscdev);
 out_sysctl:
 	unregister_sysctl_table(hwpmc_sysctl_header);
 out_cpuhp:
@@ -569,6 +608,7 @@ out_wq:
  */
 static void __exit hwpmc_exit(void)
 {
+	hwpmc_ifaces_exit(ARRAY_SIZE(hwpmc_ifaces));
 	misc_deregister(&hwpmc_miscdev);
 	unregister_sysctl_table(hwpmc_sysctl_header);
 	cpuhp_remove_state(hwpmc_cpuhp_state);

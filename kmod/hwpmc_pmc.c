@@ -132,7 +132,7 @@ static bool hwpmc_owner_uses_row(struct hwpmc_owner *po, unsigned int row)
  */
 static int hwpmc_pick_row(const struct hwpmc_class *cls,
 			  const struct pmc_op_pmcallocate *a,
-			  struct hwpmc_owner *po)
+			  struct hwpmc_owner *po, int want)
 {
 	u32 mode = a->pm_mode, cpu = a->pm_cpu;
 	bool sys = mode == PMC_MODE_SS || mode == PMC_MODE_SC;
@@ -142,6 +142,8 @@ static int hwpmc_pick_row(const struct hwpmc_class *cls,
 	for (r = cls->firstrow; r < cls->firstrow + cls->nrows; r++) {
 		struct hwpmc_row *row = &hwpmc_rows[r];
 
+		if (want >= 0 && r != want)
+			continue;
 		if (cls->ops->row_ok &&
 		    !cls->ops->row_ok(cls, r - cls->firstrow, a))
 			continue;
@@ -374,6 +376,18 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 {
+	return hwpmc_pmc_allocate_at(po, a, -1);
+}
+
+/*
+ * PMCALLOCATE on row @want of the class (its index in the class), or on
+ * the row hwpmc(4)'s dispositions choose when @want is negative.  The
+ * other interfaces (kmod/iface/) name their counter: that row taken is
+ * EBUSY.  hwpmc_sx and the owner's lock held.
+ */
+int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
+			  struct pmc_op_pmcallocate *a, int want)
+{
 	const struct hwpmc_class *cls = NULL;
 	struct hwpmc_pmc *pm;
 	int err, row, id;
@@ -385,9 +399,11 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	err = hwpmc_check_allocate(a, &cls);
 	if (err)
 		return err;
-	row = hwpmc_pick_row(cls, a, po);
+	if (want >= (int)cls->nrows)
+		return -EINVAL;
+	row = hwpmc_pick_row(cls, a, po, want < 0 ? -1 : cls->firstrow + want);
 	if (row < 0)
-		return row;
+		return want < 0 ? row : -EBUSY;
 	err = hwpmc_pmc_charge(po);
 	if (err)
 		return err;
@@ -590,8 +606,10 @@ static int hwpmc_start_check(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	lockdep_assert_held(&hwpmc_sx);
 	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
 		return -ENXIO;
-	/* No log file configured, or it is being closed. */
-	if (hwpmc_needs_log(pm) && !hwpmc_log_usable(po))
+	/* No log file configured, or it is being closed (a kernel owner
+	 * that consumes its samples itself needs none).
+	 */
+	if (hwpmc_needs_log(pm) && !po->ksample && !hwpmc_log_usable(po))
 		return -HWPMC_EDOOFUS;
 	return 0;
 }

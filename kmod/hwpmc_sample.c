@@ -214,6 +214,11 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	unsigned long h, used;
 
 	hwpmc_stat_inc(samples_taken);
+	/* A kernel owner takes its samples itself (no log, no ring). */
+	if (pm->po->ksample) {
+		pm->po->ksample(pm, regs);
+		return;
+	}
 	/* The owner's share first: released by the drainer (or here). */
 	if (atomic_inc_return(mine) > hwpmc_ring_share()) {
 		atomic_dec(mine);

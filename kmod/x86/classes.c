@@ -153,6 +153,8 @@ static struct hwpmc_mdep hwpmc_x86_mdep = {
 	.classes	= hwpmc_x86_classes,
 	.nclasses	= ARRAY_SIZE(hwpmc_x86_classes),
 	.fork_task	= hwpmc_x86_fork,
+	.rdpmc_mm_get	= hwpmc_x86_rdpmc_mm_get,
+	.rdpmc_mm_put	= hwpmc_x86_rdpmc_mm_put,
 	.fini		= hwpmc_x86_fini,
 };
 

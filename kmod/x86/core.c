@@ -62,7 +62,8 @@ static u64 x86_gbit(const struct hwpmc_x86_hw *hw, unsigned int idx)
 /* Does @pm's counter hold its count (user RDPMC), with no PMI? */
 static bool x86_holds_count(const struct hwpmc_pmc *pm)
 {
-	return !hwpmc_is_sampling(pm) && READ_ONCE(pm->rdpmc_mm);
+	return !hwpmc_is_sampling(pm) &&
+	       (READ_ONCE(pm->rdpmc_mm) || (pm->pflags & HWPMC_PF_HOLDS_COUNT));
 }
 
 /*
@@ -657,6 +658,28 @@ int hwpmc_x86_get_msr(struct hwpmc_pmc *pm, u32 *index)
 	atomic_inc(&mm->context.perf_rdpmc_allowed);
 	on_each_cpu(x86_pce_grant_ipi, mm, 1);
 	return 0;
+}
+
+/*
+ * User RDPMC for @mm without a PMC of its own: pctr(4)'s promise to a
+ * process that may count system-wide (kmod/iface/pctr.c).  EPERM while
+ * perf's setting is 0 or unreadable, as PMCGETMSR.  The caller keeps @mm
+ * (mmgrab()) until hwpmc_x86_rdpmc_mm_put().  Process context.
+ */
+int hwpmc_x86_rdpmc_mm_get(struct mm_struct *mm)
+{
+	if (x86_perf_rdpmc() <= 0)
+		return -EPERM;
+	atomic_inc(&mm->context.perf_rdpmc_allowed);
+	on_each_cpu(x86_pce_grant_ipi, mm, 1);
+	return 0;
+}
+
+void hwpmc_x86_rdpmc_mm_put(struct mm_struct *mm)
+{
+	if (atomic_dec_and_test(&mm->context.perf_rdpmc_allowed) &&
+	    x86_perf_rdpmc() != 2)
+		on_each_cpu(x86_pce_revoke_ipi, mm, 1);
 }
 
 /*

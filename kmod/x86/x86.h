@@ -64,6 +64,8 @@ hwpmc_x86_hw_of(const struct hwpmc_class_ops *ops)
 int hwpmc_x86_detect(void);
 void hwpmc_x86_switch(struct task_struct *prev, struct task_struct *next);
 void hwpmc_x86_fork(struct task_struct *parent, struct task_struct *child);
+int hwpmc_x86_rdpmc_mm_get(struct mm_struct *mm);
+void hwpmc_x86_rdpmc_mm_put(struct mm_struct *mm);
 
 #ifdef HWPMC_TESTING
 /* test_hold.c: debugfs hwpmc-test/hold_perfctr (perf's part in tests). */
