@@ -82,6 +82,8 @@ install:
 	install -D -m 0644 kmod/99-hwpmc.rules $(DESTDIR)/etc/udev/rules.d/99-hwpmc.rules
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	@cmake -S $(TOP) -B $(BUILD)/userland >/dev/null
 	@cmake --build $(BUILD)/userland -j$(JOBS)
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)/userland --prefix $(PREFIX)

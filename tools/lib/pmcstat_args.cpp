@@ -41,7 +41,7 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
     pmcstat_plan plan;
     std::vector<spec> specs;
     std::string cpus, outfile, logout, login, interval, duration, pid, rate;
-    bool descendants = true, callchains = true, top = false, quiet = false;
+    bool descendants = true, callchains = true, top = false, quiet = false, cumulative = false;
     int verbose = 0;
     enum { none, gprof, graph, folded, pcs } report = none;
 
@@ -61,7 +61,7 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
             cpus = arg;
             break;
         case 'C':
-            plan.notes.push_back("-C: hwpmc-top's --cumulative");
+            cumulative = !cumulative; // -T: totals since the start
             break;
         case 'd':
             descendants = !descendants;
@@ -237,6 +237,8 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
         if (top) {
             if (!interval.empty())
                 plan.args.insert(plan.args.end(), {"-d", interval});
+            if (cumulative)
+                plan.args.push_back("--cumulative");
         } else {
             plan.args.insert(plan.args.end(), {"-o", logout});
             if (!descendants)

@@ -57,8 +57,8 @@ TEST(Pmcstat, TopMode) {
     const auto p = plan({"-T", "-S", "SOFT-CLOCK.PROF", "-w", "2"});
     EXPECT_EQ(p.tool, "hwpmc-top");
     EXPECT_EQ(p.args, (strings{"-e", "SOFT-CLOCK.PROF", "-a", "-g", "-d", "2"}));
-    const auto t = plan({"-T", "-P", "cycles", "-t", "7"});
-    EXPECT_EQ(t.args, (strings{"-e", "cycles", "-p", "7", "-g"}));
+    const auto t = plan({"-T", "-P", "cycles", "-t", "7", "-C"});
+    EXPECT_EQ(t.args, (strings{"-e", "cycles", "-p", "7", "-g", "--cumulative"}));
 }
 
 TEST(Pmcstat, ReadingALogRunsReport) {
