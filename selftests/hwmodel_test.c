@@ -573,7 +573,7 @@ TEST_F_TIMEOUT(hw, system_counts_exact, 120)
 		EXPECT_EQ(PMC_MODE_SC, pi.pm_mode);
 		EXPECT_EQ(PMC_STATE_ALLOCATED, pi.pm_state);
 		EXPECT_EQ(PMC_DISP_STANDALONE, pi.pm_rowdisp);
-		EXPECT_EQ(EV_INSTR, pi.pm_event);
+		EXPECT_EQ(HWPMC_EV_GLOBAL(variant->gp_class, EV_INSTR), pi.pm_event);
 	}
 	if (self->other >= 0)
 		ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class,
@@ -1099,7 +1099,7 @@ TEST_F_TIMEOUT(hw, fixed_counters_by_event, 120)
 		snprintf(name, sizeof(name), "IAF-%u", ev);
 		EXPECT_STREQ(name, pi.pm_name);
 		EXPECT_EQ(getpid(), pi.pm_ownerpid);
-		EXPECT_EQ(ev, pi.pm_event);
+		EXPECT_EQ(HWPMC_EV_GLOBAL(PMC_CLASS_IAF, ev), pi.pm_event);
 	}
 	EXPECT_EQ(EINVAL, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 3, 0,
 					  PMC_MODE_SC, 0, self->cpu, 0, NULL));
