@@ -43,7 +43,13 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
     std::string cpus, outfile, logout, login, interval, duration, pid, rate;
     bool descendants = true, callchains = true, top = false, quiet = false, cumulative = false;
     int verbose = 0;
-    enum { none, gprof, graph, folded, pcs } report = none;
+    enum {
+        none,
+        gprof,
+        graph,
+        folded,
+        pcs
+    } report = none;
 
     optind = 0; // a full reset of getopt(3)'s state
     opterr = 0;
@@ -133,8 +139,7 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
         default: {
             const char bad = static_cast<char>(optopt);
             plan.error = std::string(1, '-') + bad +
-                         (std::string("cCdDEFgGhlmnNoOpPqRsStTvwWz").find(bad) !=
-                                  std::string::npos
+                         (std::string("cCdDEFgGhlmnNoOpPqRsStTvwWz").find(bad) != std::string::npos
                               ? " needs an argument"
                               : ": unknown option");
             optind = 0;
