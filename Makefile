@@ -120,6 +120,8 @@ install:
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man4
 	install -m 0644 man/*.4 $(DESTDIR)$(PREFIX)/share/man/man4/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	@cmake -S $(TOP) -B $(BUILD)/userland >/dev/null
 	@cmake --build $(BUILD)/userland -j$(JOBS)
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)/userland --prefix $(PREFIX)

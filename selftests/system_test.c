@@ -151,7 +151,8 @@ TEST_F(sys, row_dispositions)
 	EXPECT_EQ(PMC_DISP_STANDALONE, pi->pm_rowdisp);
 	EXPECT_EQ(PMC_STATE_ALLOCATED, pi->pm_state);
 	EXPECT_EQ(PMC_MODE_SC, pi->pm_mode);
-	EXPECT_EQ(PMC_SOFT_SCHED_SWITCH, pi->pm_event);
+	EXPECT_EQ(HWPMC_EV_GLOBAL(PMC_CLASS_SOFT, PMC_SOFT_SCHED_SWITCH),
+		  pi->pm_event);
 	ASSERT_EQ(0, hwpmc_start(self->fd, sc));
 	pi = row_info(_metadata, self, 0, sc_row);
 	ASSERT_NE(NULL, pi);

@@ -29,9 +29,11 @@ int main(int argc, char **argv) {
     for (const auto &n : plan.notes)
         std::fprintf(stderr, "pmcstat: note: %s\n", n.c_str());
     if (!plan.stdout_file.empty()) {
-        const int fd = open(plan.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        const int fd =
+            open(plan.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
-            std::fprintf(stderr, "pmcstat: %s: %s\n", plan.stdout_file.c_str(), std::strerror(errno));
+            std::fprintf(stderr, "pmcstat: %s: %s\n", plan.stdout_file.c_str(),
+                         std::strerror(errno));
             return 1;
         }
         close(fd);

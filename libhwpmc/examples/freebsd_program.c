@@ -7,7 +7,8 @@
  * pmc_cpuinfo() and pmc_pmcinfo() with FreeBSD's structures, the raw
  * operations through PMC_CALL() with pm_ev and pm_pmc, the TSC with an
  * initial count and a write (FreeBSD's share/examples/hwpmc/overhead.c
- * does both), GETPMCINFO's pm_event named by pmc_name_of_event(), and
+ * does both), GETPMCINFO's pm_event named by pmc_name_of_event() (the
+ * SOFT-CLOCK.HARD row FreeBSD's pmccontrol -l named "TSC"), and
  * PMCATTACH of a running PMC refused with EBUSY.  Exit 0, or 1 with a
  * message; 77 without /dev/hwpmc.
  */
@@ -42,7 +43,7 @@ main(void)
 	struct pmc_op_pmcattach at;
 	struct pmc_op_simple sp;
 	struct pmc_op_pmcrw rw;
-	pmc_id_t tsc;
+	pmc_id_t tsc, sys;
 	pmc_value_t v0, v1;
 	uint32_t version, r;
 	int found = 0;
@@ -92,22 +93,28 @@ main(void)
 	rw.pm_flags = PMC_F_OLDVALUE;
 	CHECK(PMC_CALL(PMCRW, &rw) == 0 && rw.pm_value >= 1000);
 
-	/* GETPMCINFO: pm_event names the row's event. */
+	/*
+	 * GETPMCINFO: pm_event names the row's event (pmccontrol -l's
+	 * pmc_name_of_event(pm_event)).  A system PMC of ours on CPU 0.
+	 */
+	CHECK(pmc_allocate("SOFT-CLOCK.HARD", PMC_MODE_SC, 0, 0, &sys, 0) == 0);
 	CHECK(pmc_pmcinfo(0, &pi) == 0);
 	for (r = 0; r < ci->pm_npmc; r++) {
 		const char *ev;
 
 		if (pi->pm_pmcs[r].pm_mode != PMC_MODE_SC ||
-		    pi->pm_pmcs[r].pm_class != PMC_CLASS_TSC)
+		    pi->pm_pmcs[r].pm_ownerpid != getpid())
 			continue;
 		ev = pmc_name_of_event(pi->pm_pmcs[r].pm_event);
 		printf("row %u %s: %s\n", r, pi->pm_pmcs[r].pm_name,
 		    ev ? ev : "(null)");
-		CHECK(ev != NULL && strcmp(ev, "TSC") == 0);
+		CHECK(pi->pm_pmcs[r].pm_event == PMC_EV_SOFT_CLOCK_HARD);
+		CHECK(ev != NULL && strcmp(ev, "CLOCK.HARD") == 0);
 		found = 1;
 	}
 	free(pi);
 	CHECK(found);
+	CHECK(pmc_release(sys) == 0);
 	CHECK(PMC_CALL(PMCSTOP, &sp) == 0);
 	CHECK(PMC_CALL(PMCRELEASE, &sp) == 0);
 	CHECK(pmc_release(tsc) == 0);

@@ -54,8 +54,8 @@ int to_linux(const pmc_op_pmcallocate &f, uapi::pmc_op_pmcallocate *l) {
         l->pm_event = PMC_EV_CODE(f.pm_ev);
         if (f.pm_class == PMC_CLASS_IAF) {
             const uint64_t fl = f.pm_md.pm_iaf.pm_iaf_flags;
-            l->pm_config = (fl & IAF_USR ? kUsr : 0) | (fl & IAF_OS ? kOs : 0) |
-                           (fl & IAF_ANY ? kAny : 0);
+            l->pm_config =
+                (fl & IAF_USR ? kUsr : 0) | (fl & IAF_OS ? kOs : 0) | (fl & IAF_ANY ? kAny : 0);
         }
         return 0;
     case PMC_CLASS_IAP:

@@ -165,8 +165,8 @@ int op_pmcinfo(int fd, int cpu, std::vector<pmc_info> *out) {
         return -1;
     }
     auto setup = [cpu](pmc_op_getpmcinfo &a) { a.pm_cpu = static_cast<uint32_t>(cpu); };
-    const int rc = fetch_array(fd, HWPMC_IOC_GETPMCINFO, out, setup,
-                               &pmc_op_getpmcinfo::pm_npmc, &pmc_op_getpmcinfo::pm_info);
+    const int rc = fetch_array(fd, HWPMC_IOC_GETPMCINFO, out, setup, &pmc_op_getpmcinfo::pm_npmc,
+                               &pmc_op_getpmcinfo::pm_info);
     if (rc == 0)
         for (auto &row : *out)
             normalize_pmcinfo_event(&row);

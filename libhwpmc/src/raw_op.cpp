@@ -16,27 +16,48 @@ namespace {
 // The ioctl of each PMC_OP_* number (nr = the op: <linux/hwpmc.h>).
 unsigned long request_of(int op) {
     switch (op) {
-    case PMC_OP_CONFIGURELOG: return HWPMC_IOC_CONFIGURELOG;
-    case PMC_OP_FLUSHLOG: return HWPMC_IOC_FLUSHLOG;
-    case PMC_OP_GETCPUINFO: return HWPMC_IOC_GETCPUINFO;
-    case PMC_OP_GETDRIVERSTATS: return HWPMC_IOC_GETDRIVERSTATS;
-    case PMC_OP_GETMODULEVERSION: return HWPMC_IOC_GETMODULEVERSION;
-    case PMC_OP_GETPMCINFO: return HWPMC_IOC_GETPMCINFO;
-    case PMC_OP_PMCADMIN: return HWPMC_IOC_PMCADMIN;
-    case PMC_OP_PMCALLOCATE: return HWPMC_IOC_PMCALLOCATE;
-    case PMC_OP_PMCATTACH: return HWPMC_IOC_PMCATTACH;
-    case PMC_OP_PMCDETACH: return HWPMC_IOC_PMCDETACH;
-    case PMC_OP_PMCGETMSR: return HWPMC_IOC_PMCGETMSR;
-    case PMC_OP_PMCRELEASE: return HWPMC_IOC_PMCRELEASE;
-    case PMC_OP_PMCRW: return HWPMC_IOC_PMCRW;
-    case PMC_OP_PMCSETCOUNT: return HWPMC_IOC_PMCSETCOUNT;
-    case PMC_OP_PMCSTART: return HWPMC_IOC_PMCSTART;
-    case PMC_OP_PMCSTOP: return HWPMC_IOC_PMCSTOP;
-    case PMC_OP_WRITELOG: return HWPMC_IOC_WRITELOG;
-    case PMC_OP_CLOSELOG: return HWPMC_IOC_CLOSELOG;
-    case PMC_OP_GETDYNEVENTINFO: return HWPMC_IOC_GETDYNEVENTINFO;
-    case PMC_OP_GETCAPS: return HWPMC_IOC_GETCAPS;
-    default: return 0;
+    case PMC_OP_CONFIGURELOG:
+        return HWPMC_IOC_CONFIGURELOG;
+    case PMC_OP_FLUSHLOG:
+        return HWPMC_IOC_FLUSHLOG;
+    case PMC_OP_GETCPUINFO:
+        return HWPMC_IOC_GETCPUINFO;
+    case PMC_OP_GETDRIVERSTATS:
+        return HWPMC_IOC_GETDRIVERSTATS;
+    case PMC_OP_GETMODULEVERSION:
+        return HWPMC_IOC_GETMODULEVERSION;
+    case PMC_OP_GETPMCINFO:
+        return HWPMC_IOC_GETPMCINFO;
+    case PMC_OP_PMCADMIN:
+        return HWPMC_IOC_PMCADMIN;
+    case PMC_OP_PMCALLOCATE:
+        return HWPMC_IOC_PMCALLOCATE;
+    case PMC_OP_PMCATTACH:
+        return HWPMC_IOC_PMCATTACH;
+    case PMC_OP_PMCDETACH:
+        return HWPMC_IOC_PMCDETACH;
+    case PMC_OP_PMCGETMSR:
+        return HWPMC_IOC_PMCGETMSR;
+    case PMC_OP_PMCRELEASE:
+        return HWPMC_IOC_PMCRELEASE;
+    case PMC_OP_PMCRW:
+        return HWPMC_IOC_PMCRW;
+    case PMC_OP_PMCSETCOUNT:
+        return HWPMC_IOC_PMCSETCOUNT;
+    case PMC_OP_PMCSTART:
+        return HWPMC_IOC_PMCSTART;
+    case PMC_OP_PMCSTOP:
+        return HWPMC_IOC_PMCSTOP;
+    case PMC_OP_WRITELOG:
+        return HWPMC_IOC_WRITELOG;
+    case PMC_OP_CLOSELOG:
+        return HWPMC_IOC_CLOSELOG;
+    case PMC_OP_GETDYNEVENTINFO:
+        return HWPMC_IOC_GETDYNEVENTINFO;
+    case PMC_OP_GETCAPS:
+        return HWPMC_IOC_GETCAPS;
+    default:
+        return 0;
     }
 }
 

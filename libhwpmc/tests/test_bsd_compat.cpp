@@ -82,8 +82,8 @@ TEST_F(BsdCompat, FreeBsdAllocateSoftAndTsc) {
     init();
     uint32_t id = 0;
     ASSERT_EQ(fb_allocate(PMC_CLASS_SOFT, PMC_EV_SOFT_SYSCALL_ENTER, PMC_MODE_TC,
-                          PMC_F_DESCENDANTS | kFreeBsdUserCallchain | kFreeBsdEvPmu,
-                          PMC_CPU_ANY, 0, 0, &id),
+                          PMC_F_DESCENDANTS | kFreeBsdUserCallchain | kFreeBsdEvPmu, PMC_CPU_ANY, 0,
+                          0, &id),
               0);
     ASSERT_EQ(k.pmcs.count(id), 1u);
     EXPECT_EQ(k.pmcs[id].alloc.pm_class, static_cast<uint32_t>(PMC_CLASS_SOFT));
@@ -101,9 +101,9 @@ TEST_F(BsdCompat, FreeBsdAllocateSoftAndTsc) {
 TEST_F(BsdCompat, FreeBsdAttachRwAndSimpleOps) {
     init();
     uint32_t id = 0;
-    ASSERT_EQ(fb_allocate(PMC_CLASS_SOFT, PMC_EV_SOFT_CLOCK_HARD, PMC_MODE_TC, 0, PMC_CPU_ANY,
-                          0, 0, &id),
-              0);
+    ASSERT_EQ(
+        fb_allocate(PMC_CLASS_SOFT, PMC_EV_SOFT_CLOCK_HARD, PMC_MODE_TC, 0, PMC_CPU_ANY, 0, 0, &id),
+        0);
     EXPECT_EQ(fb_attach(id, 1234), 0);
     ASSERT_EQ(k.pmcs[id].targets.size(), 1u);
     EXPECT_EQ(k.pmcs[id].targets[0], 1234);
@@ -137,8 +137,8 @@ TEST_F(BsdCompat, FreeBsdHardwareClasses) {
     EXPECT_EQ(fb_allocate(PMC_CLASS_IAP, 0, PMC_MODE_TC, 0, PMC_CPU_ANY, iap, 1, &id), EINVAL)
         << "pm_iap_rsp (OFFCORE_RSP) is not supported";
     // IAF: pm_ev names the counter, the flags usr/os/any.
-    ASSERT_EQ(fb_allocate(PMC_CLASS_IAF, PMC_EV_MAKE(PMC_CLASS_IAF, 1), PMC_MODE_TC, 0,
-                          PMC_CPU_ANY, 0x2 /* IAF_USR */, 0, &id),
+    ASSERT_EQ(fb_allocate(PMC_CLASS_IAF, PMC_EV_MAKE(PMC_CLASS_IAF, 1), PMC_MODE_TC, 0, PMC_CPU_ANY,
+                          0x2 /* IAF_USR */, 0, &id),
               0);
     EXPECT_EQ(k.pmcs[id].alloc.pm_event, 1u);
     EXPECT_EQ(k.pmcs[id].alloc.pm_config, 1ull << 16);
@@ -148,8 +148,7 @@ TEST_F(BsdCompat, FreeBsdHardwareClasses) {
     EXPECT_EQ(fb_allocate(PMC_CLASS_K8, 0, PMC_MODE_TC, kFreeBsdEvPmu, PMC_CPU_ANY, k8,
                           2 /* DATA_FABRIC */, &id),
               EINVAL);
-    ASSERT_EQ(fb_allocate(PMC_CLASS_K8, 0, PMC_MODE_TC, kFreeBsdEvPmu, PMC_CPU_ANY, k8, 0, &id),
-              0);
+    ASSERT_EQ(fb_allocate(PMC_CLASS_K8, 0, PMC_MODE_TC, kFreeBsdEvPmu, PMC_CPU_ANY, k8, 0, &id), 0);
     EXPECT_EQ(k.pmcs[id].alloc.pm_event, 0x1c0u);
     EXPECT_EQ(k.pmcs[id].alloc.pm_config, 0x03ull << 8 | 1ull << 17);
     EXPECT_EQ(k.pmcs[id].alloc.pm_flags, 0u);
@@ -158,8 +157,8 @@ TEST_F(BsdCompat, FreeBsdHardwareClasses) {
 // GETPMCINFO: the global event number whatever the module's version.
 TEST_F(BsdCompat, PmcinfoEventIsGlobal) {
     for (const uint32_t given :
-         {static_cast<uint32_t>(PMC_SOFT_PAGE_FAULT_ALL),                      // module 1.3
-          HWPMC_EV_GLOBAL(PMC_CLASS_SOFT, PMC_SOFT_PAGE_FAULT_ALL)}) {        // module 1.4
+         {static_cast<uint32_t>(PMC_SOFT_PAGE_FAULT_ALL),              // module 1.3
+          HWPMC_EV_GLOBAL(PMC_CLASS_SOFT, PMC_SOFT_PAGE_FAULT_ALL)}) { // module 1.4
         hwpmc::detail::capi_reset();
         k.install();
         k.owned_row = 2;
@@ -233,8 +232,7 @@ TEST(BsdCompatPmu, IntelTables) {
         if (pmc_pmu_pmcallocate("no_such_event", &a) != ENOENT)
             return 9;
         const char **names = nullptr;
-        if (pmc_pmu_stat_mode(&names) != 0 || names == nullptr ||
-            std::string(names[0]) != "cycles")
+        if (pmc_pmu_stat_mode(&names) != 0 || names == nullptr || std::string(names[0]) != "cycles")
             return 10;
         return 0;
     });

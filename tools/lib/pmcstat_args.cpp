@@ -41,9 +41,15 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
     pmcstat_plan plan;
     std::vector<spec> specs;
     std::string cpus, outfile, logout, login, interval, duration, pid, rate;
-    bool descendants = true, callchains = true, top = false, quiet = false;
+    bool descendants = true, callchains = true, top = false, quiet = false, cumulative = false;
     int verbose = 0;
-    enum { none, gprof, graph, folded, pcs } report = none;
+    enum {
+        none,
+        gprof,
+        graph,
+        folded,
+        pcs
+    } report = none;
 
     optind = 0; // a full reset of getopt(3)'s state
     opterr = 0;
@@ -61,7 +67,7 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
             cpus = arg;
             break;
         case 'C':
-            plan.notes.push_back("-C: hwpmc-top's --cumulative");
+            cumulative = !cumulative; // -T: totals since the start
             break;
         case 'd':
             descendants = !descendants;
@@ -133,8 +139,7 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
         default: {
             const char bad = static_cast<char>(optopt);
             plan.error = std::string(1, '-') + bad +
-                         (std::string("cCdDEFgGhlmnNoOpPqRsStTvwWz").find(bad) !=
-                                  std::string::npos
+                         (std::string("cCdDEFgGhlmnNoOpPqRsStTvwWz").find(bad) != std::string::npos
                               ? " needs an argument"
                               : ": unknown option");
             optind = 0;
@@ -237,6 +242,8 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
         if (top) {
             if (!interval.empty())
                 plan.args.insert(plan.args.end(), {"-d", interval});
+            if (cumulative)
+                plan.args.push_back("--cumulative");
         } else {
             plan.args.insert(plan.args.end(), {"-o", logout});
             if (!descendants)

@@ -12,11 +12,11 @@
 namespace hwpmc_tools {
 
 struct pmcstat_plan {
-    std::string error;             // a usage error (exit 2), or empty
-    bool help = false;             // -h: print the usage
-    std::string tool;              // "hwpmc-stat", "hwpmc-record", ...
-    std::vector<std::string> args; // its arguments (without its name)
-    std::string stdout_file;       // -G/-F/-m: the tool's standard output
+    std::string error;              // a usage error (exit 2), or empty
+    bool help = false;              // -h: print the usage
+    std::string tool;               // "hwpmc-stat", "hwpmc-record", ...
+    std::vector<std::string> args;  // its arguments (without its name)
+    std::string stdout_file;        // -G/-F/-m: the tool's standard output
     std::vector<std::string> notes; // accepted options that change nothing here
 };
 

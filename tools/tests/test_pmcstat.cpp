@@ -30,15 +30,14 @@ TEST(Pmcstat, ProcessCountingRunsStat) {
                          "out.txt", "ls", "-l"});
     EXPECT_EQ(p.error, "");
     EXPECT_EQ(p.tool, "hwpmc-stat");
-    EXPECT_EQ(p.args, (strings{"-p", "instructions", "-p", "SOFT-CLOCK.PROF", "-d", "-w", "2",
-                               "-o", "out.txt", "--", "ls", "-l"}));
+    EXPECT_EQ(p.args, (strings{"-p", "instructions", "-p", "SOFT-CLOCK.PROF", "-d", "-w", "2", "-o",
+                               "out.txt", "--", "ls", "-l"}));
 }
 
 TEST(Pmcstat, SystemCountingAndCpusAndPid) {
     const auto p = plan({"-s", "cycles", "-c", "0,1", "-t", "42", "-l", "3", "-v"});
     EXPECT_EQ(p.tool, "hwpmc-stat");
-    EXPECT_EQ(p.args,
-              (strings{"-s", "cycles", "-c", "0,1", "-t", "42", "-l", "3", "-v"}));
+    EXPECT_EQ(p.args, (strings{"-s", "cycles", "-c", "0,1", "-t", "42", "-l", "3", "-v"}));
 }
 
 TEST(Pmcstat, SamplingToALogRunsRecord) {
@@ -49,16 +48,16 @@ TEST(Pmcstat, SamplingToALogRunsRecord) {
     EXPECT_EQ(p.args, (strings{"-e", "SOFT-CLOCK.PROF", "-c", "5000", "-g", "-o", "x.log", "-q",
                                "--", "./a.out"}));
     const auto s = plan({"-N", "-S", "instructions", "-c", "1", "-d", "-O", "s.log"});
-    EXPECT_EQ(s.args, (strings{"-e", "instructions", "-a", "-C", "1", "-o", "s.log",
-                               "--no-inherit"}));
+    EXPECT_EQ(s.args,
+              (strings{"-e", "instructions", "-a", "-C", "1", "-o", "s.log", "--no-inherit"}));
 }
 
 TEST(Pmcstat, TopMode) {
     const auto p = plan({"-T", "-S", "SOFT-CLOCK.PROF", "-w", "2"});
     EXPECT_EQ(p.tool, "hwpmc-top");
     EXPECT_EQ(p.args, (strings{"-e", "SOFT-CLOCK.PROF", "-a", "-g", "-d", "2"}));
-    const auto t = plan({"-T", "-P", "cycles", "-t", "7"});
-    EXPECT_EQ(t.args, (strings{"-e", "cycles", "-p", "7", "-g"}));
+    const auto t = plan({"-T", "-P", "cycles", "-t", "7", "-C"});
+    EXPECT_EQ(t.args, (strings{"-e", "cycles", "-p", "7", "-g", "--cumulative"}));
 }
 
 TEST(Pmcstat, ReadingALogRunsReport) {

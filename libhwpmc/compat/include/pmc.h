@@ -87,8 +87,8 @@ void pmc_pmu_print_counter_desc(const char *_event);
 void pmc_pmu_print_counter_desc_long(const char *_event);
 void pmc_pmu_print_counter_full(const char *_event);
 uint64_t pmc_pmu_sample_rate_get(const char *_event);
-int pmc_pmu_pmcallocate(const char *_event, struct pmc_op_pmcallocate *_op)
-    __asm__("pmc_freebsd_pmu_pmcallocate");
+int pmc_pmu_pmcallocate(const char *_event,
+                        struct pmc_op_pmcallocate *_op) __asm__("pmc_freebsd_pmu_pmcallocate");
 const char *pmc_pmu_event_get_by_idx(const char *_cpuid, int _idx);
 int pmc_pmu_idx_get_by_event(const char *_cpuid, const char *_event);
 int pmc_pmu_stat_mode(const char ***_names);

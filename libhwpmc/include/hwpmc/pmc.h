@@ -20,7 +20,10 @@
  *    enum pmc_class, pmc_mode, ... with the same values, and keeps them
  *    visible to #ifdef.  They can no longer be used in #if arithmetic.
  *  - The CPU types and the classes are those of this port (GENERIC,
- *    INTEL_ARCH, AMD_K8, AMD_EXT, AMD_V2; TSC, K8, IAF, IAP, SOFT).
+ *    INTEL_ARCH, AMD_K8, AMD_EXT, AMD_V2; TSC, K8, IAF, IAP, SOFT); FreeBSD's
+ *    other CPU types exist for their names only.  FreeBSD's <sys/pmc.h>
+ *    layouts (pm_ev, pm_md, pm_pmc ...): the compat include directory
+ *    (compat/include/sys/pmc.h).
  *  - struct pmc_classinfo and struct pmc_info are the ABI header's: the same
  *    field names as FreeBSD's, fixed-width types, and a few more fields.
  *  - An event "code" is class specific (enum pmc_event): see

@@ -126,7 +126,12 @@ enum sub_class {
 #undef PMC_MODE_TC
 #undef PMC_MODE_MAX
 #undef PMC_MODE_INVALID
-enum pmc_mode { PMC_MODE_SS = 0, PMC_MODE_SC = 1, PMC_MODE_TS = 2, PMC_MODE_TC = 3 };
+enum pmc_mode {
+    PMC_MODE_SS = 0,
+    PMC_MODE_SC = 1,
+    PMC_MODE_TS = 2,
+    PMC_MODE_TC = 3
+};
 #define PMC_MODE_FIRST PMC_MODE_SS
 #define PMC_MODE_LAST PMC_MODE_TC
 #define PMC_MODE_INVALID 4
@@ -158,7 +163,12 @@ enum pmc_state {
 #undef PMC_DISP_FREE
 #undef PMC_DISP_THREAD
 #undef PMC_DISP_UNKNOWN
-enum pmc_disp { PMC_DISP_STANDALONE, PMC_DISP_FREE, PMC_DISP_THREAD, PMC_DISP_UNKNOWN };
+enum pmc_disp {
+    PMC_DISP_STANDALONE,
+    PMC_DISP_FREE,
+    PMC_DISP_THREAD,
+    PMC_DISP_UNKNOWN
+};
 #define PMC_DISP_FIRST PMC_DISP_STANDALONE
 #define PMC_DISP_LAST PMC_DISP_THREAD
 
