@@ -2,10 +2,10 @@
 // pctr: OpenBSD pctr(1) over /dev/pctr.  With no option, prints the TSC
 // and the counters with their functions; -l lists this CPU's events
 // (libpfm4, through libhwpmc); -s N programs counter N.
+#include "lib/pctr.hpp"
 #include "lib/common.hpp"
 #include "lib/numbers.hpp"
 #include "lib/options.hpp"
-#include "lib/pctr.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -123,7 +123,9 @@ int main(int argc, char **argv) {
     bool list = false, any_fn = false;
     for (int c; (c = opts.next()) != -1;) {
         switch (c) {
-        case 'l': list = true; break;
+        case 'l':
+            list = true;
+            break;
         case 's': {
             auto v = hwpmc_tools::to_whole(optarg);
             if (!v || *v >= PCTR_NUM) {
@@ -133,17 +135,41 @@ int main(int argc, char **argv) {
             counter = static_cast<int>(*v);
             break;
         }
-        case 'e': event = optarg; any_fn = true; break;
-        case 'm': req.umask = byte_arg(optarg, "-m"); any_fn = true; break;
-        case 'c': req.cmask = byte_arg(optarg, "-c"); any_fn = true; break;
-        case 'U': req.user = any_fn = true; break;
-        case 'K': req.kernel = any_fn = true; break;
-        case 'E': req.edge = any_fn = true; break;
-        case 'I': req.invert = any_fn = true; break;
-        case 'A': req.any = any_fn = true; break;
-        case 'M': req.mesi = any_fn = true; break;
-        case 'd': req.disable = true; break;
-        default: opts.bad("smce");
+        case 'e':
+            event = optarg;
+            any_fn = true;
+            break;
+        case 'm':
+            req.umask = byte_arg(optarg, "-m");
+            any_fn = true;
+            break;
+        case 'c':
+            req.cmask = byte_arg(optarg, "-c");
+            any_fn = true;
+            break;
+        case 'U':
+            req.user = any_fn = true;
+            break;
+        case 'K':
+            req.kernel = any_fn = true;
+            break;
+        case 'E':
+            req.edge = any_fn = true;
+            break;
+        case 'I':
+            req.invert = any_fn = true;
+            break;
+        case 'A':
+            req.any = any_fn = true;
+            break;
+        case 'M':
+            req.mesi = any_fn = true;
+            break;
+        case 'd':
+            req.disable = true;
+            break;
+        default:
+            opts.bad("smce");
         }
     }
     if (!opts.operands().empty()) {
@@ -180,9 +206,10 @@ int main(int argc, char **argv) {
         if (ioctl(fd, cmds[counter], &arg) < 0) {
             int e = errno;
             std::fprintf(stderr, "%s: counter %d: %s%s\n", prog, counter, std::strerror(e),
-                         e == ENODEV   ? " (this CPU has no programmable counters)"
-                         : e == EBUSY  ? " (the counter is in use by hwpmc or perf)"
-                         : e == EPERM  ? " (needs CAP_PERFMON, or kernel.hwpmc.unprivileged_syspmcs and unprivileged_hw)"
+                         e == ENODEV  ? " (this CPU has no programmable counters)"
+                         : e == EBUSY ? " (the counter is in use by hwpmc or perf)"
+                         : e == EPERM ? " (needs CAP_PERFMON, or kernel.hwpmc.unprivileged_syspmcs "
+                                        "and unprivileged_hw)"
                          : e == EACCES ? " (kernel mode needs CAP_PERFMON: try -U)"
                                        : "");
             return 1;

@@ -47,7 +47,8 @@ std::string describe(uint32_t fn) {
     const struct {
         uint32_t bit;
         const char *name;
-    } flags[] = {{PCTR_U, "usr"}, {PCTR_K, "os"}, {PCTR_E, "edge"}, {PCTR_I, "inv"}, {PCTR_EN, "en"}};
+    } flags[] = {
+        {PCTR_U, "usr"}, {PCTR_K, "os"}, {PCTR_E, "edge"}, {PCTR_I, "inv"}, {PCTR_EN, "en"}};
     for (const auto &f : flags) {
         if (!(fn & f.bit))
             continue;

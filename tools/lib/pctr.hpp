@@ -12,16 +12,16 @@ namespace hwpmc_tools::pctr {
 
 // What -e, -m, -c, -U, -K, -E, -I, -A, -M and -d ask counter -s for.
 struct request {
-    uint32_t event = 0;    // event select (low 8 bits)
-    uint32_t umask = 0;    // unit mask (8 bits)
-    uint32_t cmask = 0;    // counter mask (8 bits)
-    bool user = false;     // -U
-    bool kernel = false;   // -K
-    bool edge = false;     // -E
-    bool invert = false;   // -I
-    bool any = false;      // -A: PCTR_UM_A
-    bool mesi = false;     // -M: PCTR_UM_MESI
-    bool disable = false;  // -d: function 0
+    uint32_t event = 0;   // event select (low 8 bits)
+    uint32_t umask = 0;   // unit mask (8 bits)
+    uint32_t cmask = 0;   // counter mask (8 bits)
+    bool user = false;    // -U
+    bool kernel = false;  // -K
+    bool edge = false;    // -E
+    bool invert = false;  // -I
+    bool any = false;     // -A: PCTR_UM_A
+    bool mesi = false;    // -M: PCTR_UM_MESI
+    bool disable = false; // -d: function 0
 };
 
 // The function word for PCIOCSx: event, unit mask (with -A, -M), flags,

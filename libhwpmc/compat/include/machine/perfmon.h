@@ -8,15 +8,15 @@
 #ifndef _HWPMC_COMPAT_MACHINE_PERFMON_H_
 #define _HWPMC_COMPAT_MACHINE_PERFMON_H_
 
-#include <sys/types.h>
 #include <linux/perfmon.h>
+#include <sys/types.h>
 
-#define pmc_event	pmc_pmcu.pmcu_s.pmcus_event
-#define pmc_unit	pmc_pmcu.pmcu_s.pmcus_unit
-#define pmc_flags	pmc_pmcu.pmcu_s.pmcus_flags
-#define pmc_mask	pmc_pmcu.pmcu_s.pmcus_mask
-#define pmc_val		pmc_pmcu.pmcu_val
+#define pmc_event pmc_pmcu.pmcu_s.pmcus_event
+#define pmc_unit pmc_pmcu.pmcu_s.pmcus_unit
+#define pmc_flags pmc_pmcu.pmcu_s.pmcus_flags
+#define pmc_mask pmc_pmcu.pmcu_s.pmcus_mask
+#define pmc_val pmc_pmcu.pmcu_val
 
-#define _PATH_PERFMON	"/dev/" PERFMON_DEVICE_NAME
+#define _PATH_PERFMON "/dev/" PERFMON_DEVICE_NAME
 
 #endif /* _HWPMC_COMPAT_MACHINE_PERFMON_H_ */
