@@ -29,6 +29,7 @@
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/percpu.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/cpu.h>
