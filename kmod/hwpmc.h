@@ -375,8 +375,8 @@ unsigned int hwpmc_proc_fork(struct task_struct *parent,
 			     struct task_struct *child,
 			     struct hwpmc_owner **logged);
 void hwpmc_proc_exit(struct task_struct *task);
-void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm);
-const char *hwpmc_exec_path(struct linux_binprm *bprm);
+bool hwpmc_proc_exec(struct task_struct *task);
+void hwpmc_proc_log_exec(struct task_struct *task, u64 base, const char *path);
 
 /* The most rows of all classes together. */
 #define HWPMC_MAX_ROWS		64
@@ -473,11 +473,11 @@ void hwpmc_maps_sys_sampler_add(struct hwpmc_pmc *pm);
 void hwpmc_maps_sys_sampler_del(struct hwpmc_pmc *pm);
 void hwpmc_maps_log_task(struct hwpmc_owner *po, struct task_struct *task);
 void hwpmc_maps_log_all(struct hwpmc_owner *po);
-void hwpmc_maps_exec(struct task_struct *task);
+void hwpmc_maps_exec(struct task_struct *task, struct linux_binprm *bprm,
+		     bool monitored);
 void hwpmc_maps_sysexit(struct task_struct *task);
 void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child,
 			struct hwpmc_owner **logged, unsigned int nlogged);
-void hwpmc_maps_sysexec(struct task_struct *task, struct linux_binprm *bprm);
 void hwpmc_maps_syscall_exit(struct pt_regs *regs, long ret);
 void hwpmc_maps_reserve_fill(void);
 void hwpmc_maps_fini(void);

@@ -61,9 +61,7 @@ static void hwpmc_probe_exit(void *data, struct task_struct *task)
 static void hwpmc_probe_exec(void *data, struct task_struct *task,
 			     pid_t old_pid, struct linux_binprm *bprm)
 {
-	hwpmc_proc_exec(task, bprm);
-	hwpmc_maps_sysexec(task, bprm);
-	hwpmc_maps_exec(task);
+	hwpmc_maps_exec(task, bprm, hwpmc_proc_exec(task));
 }
 
 static void hwpmc_probe_sys_exit(void *data, struct pt_regs *regs, long ret)

@@ -4,7 +4,9 @@
  * be resolved to a file and an offset.  Logged:
  *  - for a process-scope PMC's target when it is attached;
  *  - for every process when a system-scope sampling PMC starts;
- *  - after an exec, for the new image (a task_work in the exec'ing task);
+ *  - after an exec, for the new image (a task_work in the exec'ing task,
+ *    which first writes the PROCEXEC records: naming the file needs
+ *    process context, see hwpmc_maps_exec());
  *  - after an mmap() with PROT_EXEC (shared libraries loaded with dlopen)
  *    and a munmap(), from the sys_exit hook (a task_work again, since
  *    walking the address space needs the mmap lock).
@@ -27,6 +29,7 @@
 #include <linux/binfmts.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/file.h>
 #include <asm/unistd.h>
 #include <asm/syscall.h>
 #include <asm/compat.h>
@@ -265,7 +268,42 @@ void hwpmc_maps_log_all(struct hwpmc_owner *po)
 struct hwpmc_maps_work {
 	struct callback_head cb;
 	unsigned long addr;		/* 0: the whole address space */
+	struct file *exec;		/* the file exec'd: PROCEXEC first */
+	u64 base;			/* its image's start_code */
+	bool scan;			/* then the mappings */
 };
+
+static void hwpmc_exec_log(struct task_struct *task, u64 base,
+			   const char *path);
+
+/*
+ * The PROCEXEC records of current's exec of @file.  Process context: the
+ * path is resolved here because d_path() may take rename_lock and
+ * mount_lock (sleeping locks on PREEMPT_RT) and the fs's seqcount, which
+ * the exec tracepoint (preemption off) must not.  A task that is exiting
+ * (killed during its exec, its exit records maybe already written) gets
+ * none.
+ */
+static void hwpmc_maps_exec_log(struct file *file, u64 base)
+{
+	char *buf, *path;
+
+	if (current->flags & PF_EXITING)
+		return;
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf) {
+		hwpmc_stat_inc(alloc_failed);
+		return;
+	}
+	path = d_path(&file->f_path, buf, PATH_MAX);
+	if (IS_ERR(path)) {
+		/* Too long: its last component at least. */
+		snprintf(buf, PATH_MAX, "%pD", file);
+		path = buf;
+	}
+	hwpmc_exec_log(current, base, path);
+	kfree(buf);
+}
 
 /*
  * The work holds a reference on the module (hwpmc_maps_queue()): the
@@ -277,7 +315,11 @@ static void hwpmc_maps_work_fn(struct callback_head *cb)
 	struct hwpmc_maps_work *w = container_of(cb, struct hwpmc_maps_work,
 						 cb);
 
-	if (current->mm)
+	if (w->exec) {
+		hwpmc_maps_exec_log(w->exec, w->base);
+		fput(w->exec);
+	}
+	if (w->scan && current->mm)
 		hwpmc_maps_log_mm(NULL, current, current->mm, w->addr);
 	kfree(w);
 	/* Last, so that it is a tail call: nothing of ours runs after it. */
@@ -352,17 +394,22 @@ static struct hwpmc_maps_work *hwpmc_maps_work_get(void)
 	return w;
 }
 
-/* Queue a mapping scan for current (tracepoint context). */
-static void hwpmc_maps_queue(unsigned long addr)
+/*
+ * Queue a work for current: PROCEXEC records for its exec of @exec when
+ * not NULL, then a mapping scan if @scan (tracepoint context).  False when
+ * nothing is queued.
+ */
+static bool hwpmc_maps_queue_exec(unsigned long addr, bool scan,
+				  struct file *exec, u64 base)
 {
 	struct hwpmc_maps_work *w;
 
 	if (!current->mm || (current->flags & PF_KTHREAD))
-		return;
+		return false;
 	w = hwpmc_maps_work_get();
 	if (!w) {
 		hwpmc_stat_inc(alloc_failed);
-		return;
+		return false;
 	}
 	/*
 	 * A module on its way out queues nothing more.  A work not queued is
@@ -370,15 +417,27 @@ static void hwpmc_maps_queue(unsigned long addr)
 	 */
 	if (!try_module_get(THIS_MODULE)) {
 		kfree_rcu(w, cb);
-		return;
+		return false;
 	}
 	w->addr = addr;
+	w->scan = scan;
+	w->exec = exec ? get_file(exec) : NULL;
+	w->base = base;
 	init_task_work(&w->cb, hwpmc_maps_work_fn);
 	if (task_work_add(current, &w->cb, TWA_RESUME)) {
 		/* The task is exiting: the work will never run. */
+		if (w->exec)
+			fput(w->exec);	/* any context: the last put is deferred */
 		kfree_rcu(w, cb);
 		module_put(THIS_MODULE);
+		return false;
 	}
+	return true;
+}
+
+static void hwpmc_maps_queue(unsigned long addr)
+{
+	hwpmc_maps_queue_exec(addr, true, NULL, 0);
 }
 
 /* Does anyone want mappings of @task's process?  Tracepoint context. */
@@ -456,29 +515,50 @@ void hwpmc_maps_sysfork(struct task_struct *parent, struct task_struct *child,
 	rcu_read_unlock();
 }
 
-void hwpmc_maps_sysexec(struct task_struct *task, struct linux_binprm *bprm)
+/* PROCEXEC records of @task's exec of @path to every log that wants one. */
+static void hwpmc_exec_log(struct task_struct *task, u64 base,
+			   const char *path)
 {
 	struct hwpmc_owner *po[HWPMC_MAPS_MAXLOGS];
 	unsigned int i, n;
-	const char *path;
 
+	hwpmc_proc_log_exec(task, base, path);
 	if (list_empty(&hwpmc_sys_samplers))
 		return;
-	path = hwpmc_exec_path(bprm);
 	rcu_read_lock();
 	n = hwpmc_sys_owners(po);
 	for (i = 0; i < n; i++)
 		hwpmc_log_procexec_id(po[i], PMC_ID_INVALID, task_tgid_nr(task),
-				      task->mm ? task->mm->start_code : 0,
-				      path);
+				      base, path);
 	rcu_read_unlock();
 }
 
-/* Exec hook: the new image's mappings, once exec has completed. */
-void hwpmc_maps_exec(struct task_struct *task)
+/*
+ * Exec hook (tracepoint context, after hwpmc_proc_exec(), which says
+ * whether PMCs are still attached to @task's process: @monitored).  The
+ * PROCEXEC records and the new image's mappings are written by one work
+ * that the task runs before it returns to user mode, so no user-mode
+ * sample of the new image comes before them.  Without a work (an empty
+ * reserve), the records are written here, naming the file as exec was
+ * given it.
+ */
+void hwpmc_maps_exec(struct task_struct *task, struct linux_binprm *bprm,
+		     bool monitored)
 {
-	if (task == current && hwpmc_maps_wanted(task))
-		hwpmc_maps_queue(0);
+	bool procexec = monitored || !list_empty(&hwpmc_sys_samplers);
+	u64 base;
+
+	if (task != current)
+		return;
+	if (!procexec) {
+		if (hwpmc_maps_wanted(task))
+			hwpmc_maps_queue(0);
+		return;
+	}
+	base = task->mm ? task->mm->start_code : 0;
+	if (!hwpmc_maps_queue_exec(0, hwpmc_maps_wanted(task), bprm->file,
+				   base))
+		hwpmc_exec_log(task, base, bprm->filename);
 }
 
 /*

@@ -440,9 +440,11 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	}
 	pm->id = id;
 	err = cls->ops->allocate(pm, a);
+	/* The exec hook's works (PROCEXEC records, mappings) come from it. */
+	if (!err)
+		hwpmc_maps_reserve_fill();
 	if (!err && hwpmc_is_sampling(pm)) {
 		/* Samplers need the mappings of what they sample. */
-		hwpmc_maps_reserve_fill();
 		err = hwpmc_hook_get(HWPMC_HOOK_MAPS);
 		if (err)
 			cls->ops->release(pm);

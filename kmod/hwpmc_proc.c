@@ -35,22 +35,6 @@ static struct hlist_head *hwpmc_proc_hash;
 static unsigned int hwpmc_proc_bits;
 static atomic_t hwpmc_nprocs;		/* monitored processes */
 
-/*
- * Paths for PROCEXEC records, written in the exec tracepoint (preemption
- * off): a buffer per CPU, allocated at load (too big for the module's
- * static per-CPU area).
- */
-static void __percpu *hwpmc_pathbufs;
-
-/* The path of the file @bprm execs; exec tracepoint context. */
-const char *hwpmc_exec_path(struct linux_binprm *bprm)
-{
-	char *path = d_path(&bprm->file->f_path, this_cpu_ptr(hwpmc_pathbufs),
-			    PATH_MAX);
-
-	return IS_ERR(path) ? bprm->filename : path;
-}
-
 static void hwpmc_reserve_fill(struct work_struct *work);
 static void hwpmc_reserve_free(void);
 
@@ -64,9 +48,8 @@ int hwpmc_proc_init(void)
 		pr_err("cannot mount procfs for the LSM ptrace checks\n");
 		return -ENOENT;
 	}
-	hwpmc_pathbufs = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
 	hwpmc_proc_hash = kvcalloc(n, sizeof(*hwpmc_proc_hash), GFP_KERNEL);
-	if (!hwpmc_pathbufs || !hwpmc_proc_hash) {
+	if (!hwpmc_proc_hash) {
 		hwpmc_proc_fini();
 		return -ENOMEM;
 	}
@@ -82,8 +65,6 @@ void hwpmc_proc_fini(void)
 	hwpmc_reserve_free();
 	kvfree(hwpmc_proc_hash);
 	hwpmc_proc_hash = NULL;
-	free_percpu(hwpmc_pathbufs);
-	hwpmc_pathbufs = NULL;
 }
 
 static struct hlist_head *hwpmc_proc_bucket(struct signal_struct *sig)
@@ -812,32 +793,46 @@ void hwpmc_proc_exit(struct task_struct *task)
  * Exec hook (tracepoint context).  A process that became non-dumpable by
  * exec'ing a set-id program may no longer be watched by owners that were
  * only allowed to watch it as its debugger: their targets are detached.
+ * The PROCEXEC records come later, from hwpmc_proc_log_exec(): naming the
+ * file needs process context.  Returns whether the process is still
+ * monitored.
  */
-void hwpmc_proc_exec(struct task_struct *task, struct linux_binprm *bprm)
+bool hwpmc_proc_exec(struct task_struct *task)
 {
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt, *tmp;
 	bool setid = task->mm && get_dumpable(task->mm) != SUID_DUMP_USER;
-	const char *path;
 
 	rcu_read_lock();
 	pp = hwpmc_proc_find(task->signal);
 	rcu_read_unlock();
-	if (!pp)
-		return;
-	path = hwpmc_exec_path(bprm);
+	if (!pp || !setid)
+		return !!pp;
 	raw_spin_lock(&hwpmc_proc_lock);
 	pp = hwpmc_proc_find(task->signal);
-	if (pp) {
-		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node) {
-			if (setid && !pt->priv) {
+	if (pp)
+		list_for_each_entry_safe(pt, tmp, &pp->targets, pp_node)
+			if (!pt->priv)
 				hwpmc_unlink_target(pt);
-				continue;
-			}
-			hwpmc_log_procexec(pt->pm, task_tgid_nr(task),
-					   task->mm ? task->mm->start_code : 0,
+	pp = hwpmc_proc_find(task->signal);
+	raw_spin_unlock(&hwpmc_proc_lock);
+	return !!pp;
+}
+
+/*
+ * PROCEXEC records of @task's exec of @path (image at @base) for the PMCs
+ * attached to its process.  Any context but NMI.
+ */
+void hwpmc_proc_log_exec(struct task_struct *task, u64 base, const char *path)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+
+	raw_spin_lock(&hwpmc_proc_lock);
+	pp = hwpmc_proc_find(task->signal);
+	if (pp)
+		list_for_each_entry(pt, &pp->targets, pp_node)
+			hwpmc_log_procexec(pt->pm, task_tgid_nr(task), base,
 					   path);
-		}
-	}
 	raw_spin_unlock(&hwpmc_proc_lock);
 }

@@ -600,11 +600,21 @@ static u64 soft_prof_read(struct hwpmc_pmc *pm)
 	return before == after ? after + in : after;
 }
 
-/* CLOCK.HARD: a pinned per-CPU timer at the scheduler tick rate. */
+/*
+ * CLOCK.HARD: a pinned per-CPU timer at the scheduler tick rate (hard
+ * interrupt).  Like statclock(), a late expiry charges every tick period
+ * that has elapsed to the task it interrupts, which is the one that ran
+ * meanwhile: the CPU could not take the interrupt (interrupts off, or a
+ * virtual CPU not scheduled on its host: 10-20 periods under a loaded
+ * emulator, most on PREEMPT_RT, whose ticks wake more threads), and the
+ * scheduler charged that time to the same task.
+ */
 static enum hrtimer_restart soft_tick_fn(struct hrtimer *t)
 {
-	soft_credit(current, PMC_SOFT_CLOCK_HARD, 1, get_irq_regs(), true);
-	hrtimer_forward_now(t, ns_to_ktime(TICK_NSEC));
+	u64 n = hrtimer_forward_now(t, ns_to_ktime(TICK_NSEC));
+
+	soft_credit(current, PMC_SOFT_CLOCK_HARD, n ? n : 1, get_irq_regs(),
+		    true);
 	return HRTIMER_RESTART;
 }
 
