@@ -277,8 +277,11 @@ TEST_F(owner, einval_reserved_fields)
 	ad.pm_flags = 0;
 	EXPECT_EQ(0, hwpmc_ioctl_err(self->fd, HWPMC_IOC_PMCADMIN, &ad));
 
-	/* CONFIGURELOG's pm_flags and pm_reserved, then WRITELOG's. */
-	logfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	/*
+	 * CONFIGURELOG's pm_flags and pm_reserved, then WRITELOG's; into an
+	 * unnamed file (/dev/null is refused: the kernel cannot write it).
+	 */
+	logfd = open("/tmp", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	ASSERT_LE(0, logfd);
 	cl.pm_logfd = logfd;
 	EXPECT_EQ(EINVAL, hwpmc_ioctl_err(self->fd, HWPMC_IOC_CONFIGURELOG,

@@ -447,7 +447,8 @@ TEST_F(model, rows_shared_with_hwpmc)
 	EXPECT_EQ(0, info[self->first].pm_ownerpid);
 	EXPECT_EQ(PMC_MODE_SC, info[self->first].pm_mode);
 	EXPECT_EQ(PMC_STATE_RUNNING, info[self->first].pm_state);
-	EXPECT_EQ(EV_INSTR, info[self->first].pm_event);
+	EXPECT_EQ(HWPMC_EV_GLOBAL(variant->class, EV_INSTR),
+		  info[self->first].pm_event);
 	/* hwpmc's system PMCs get the other rows, then none. */
 	for (r = 1; r < self->nrows; r++)
 		ASSERT_EQ(0, hwpmc_alloc(h, variant->class, EV_INSTR,
