@@ -448,10 +448,23 @@ static void soft_prof_arm(struct soft_cpu *sc, struct task_struct *task)
 static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	bool any = atomic_read(&soft_npmcs);
 
-	if (!atomic_read(&soft_npmcs))
-		return;
-	if (soft_prof_wanted(sc)) {
+	if (!any || !soft_prof_wanted(sc)) {
+		/*
+		 * Not followed from here on: forget the task, which may exit
+		 * and whose memory a new task may take, which would then
+		 * find a stranger's base (and readers a freed task).  So
+		 * prof_task is always this CPU's current task or NULL.
+		 */
+		if (unlikely(READ_ONCE(sc->prof_task))) {
+			raw_write_seqcount_begin(&sc->prof_seq);
+			WRITE_ONCE(sc->prof_task, NULL);
+			raw_write_seqcount_end(&sc->prof_seq);
+		}
+		if (!any)
+			return;
+	} else {
 		/*
 		 * The scheduler updated prev's runtime in __schedule() just
 		 * before this hook (put_prev_task(), or the dequeue of a
