@@ -34,12 +34,6 @@ main(void)
 		err(EX_SOFTWARE, "pmc_start");
 	for (i = 0; i < 100000000UL; i++)
 		sink += i;
-	/*
-	 * Known gap (stop 11): on 6.1 under TCG a CLOCK.PROF stint that runs
-	 * from start to stop without a context switch was seen credited as 0.
-	 * A short sleep switches out, which credits the time.
-	 */
-	usleep(1000);
 	if (pmc_stop(pmcid) < 0)
 		err(EX_SOFTWARE, "pmc_stop");
 	if (pmc_read(pmcid, &value) < 0)
