@@ -71,8 +71,10 @@ struct soft_cpu {
 	u32 sys_events;			/* BIT(event) of sys[]'s PMCs, hwpmc_sx */
 	bool sys_prof;			/* a running CLOCK.PROF sampler in sys[] */
 	/*
-	 * CLOCK.PROF: the task on this CPU (from its switch-in) and its
-	 * scheduler runtime (se.sum_exec_runtime) already credited.  Written
+	 * CLOCK.PROF: the task on this CPU (from its switch-in; NULL once
+	 * a switch finds CLOCK.PROF not counted here, so never a task that
+	 * is not current) and its scheduler runtime (se.sum_exec_runtime)
+	 * already credited.  Written
 	 * by this CPU only, IRQs off (switch, timer, IPI, exit); read by
 	 * soft_read() on any CPU under prof_seq.
 	 */
