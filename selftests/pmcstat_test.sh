@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # pmcstat (FreeBSD's pmcstat(8) options) in the guest: counting (-p, -s)
 # with the counts hwpmc-stat gives, sampling into a log (-P, -S, -O), the
-# log read back (-R, -G, -F), as root and as uid 65534; usage errors.
+# log read back (-R, -G, -F, -g: gprof files GNU gprof reads), as root and
+# as uid 65534; usage errors.
 . "$(dirname "$0")/lib.sh"
 
 TOOLS=$BIN/tools
@@ -72,11 +73,35 @@ ok "-R alone: the log's records, CALLCHAIN among them" grep -q CALLCHAIN "$T/R.o
 ok "-R -G FILE: a call graph naming the hot function" grep -q hot "$T/graph.txt"
 "$PMCSTAT" -R "$T/hot.log" -F "$T/stacks.folded" 2>/dev/null
 ok "-R -F FILE: folded stacks ending in hot" grep -q 'hot [0-9]*$' "$T/stacks.folded"
+# -g: gprof(1) files, read by GNU gprof: the flat profile's first row
+# (the most time) is hot(), which spins ~90% of the command's CPU time.
+gprof_top() { # GMON -> "NAME PERCENT" of gprof's first row
+	gprof -b -p "$HOT" "$1" 2>&1 | awk '$1 ~ /^[0-9.]+$/ && NF >= 4 { print $NF, $1; exit }'
+}
+"$PMCSTAT" -R "$T/hot.log" -g -D "$T/gprof" 2>"$T/g.err"
+rc=$?
+show "$T/g.err" 5
+g="$T/gprof/SOFT-CLOCK.PROF/hwpmc-record-hotpath.gmon"
+ok "-R -g -D DIR: exit 0 and DIR/SOFT-CLOCK.PROF/hwpmc-record-hotpath.gmon" \
+	test "$rc" -eq 0 -a -s "$g"
+if command -v gprof >/dev/null; then
+	set -- $(gprof_top "$g")
+	ok "GNU gprof reads it: the first row is hot (${1:-none}, ${2:-0}% of the time)" \
+		test "${1:-}" = hot -a "${2%%.*}" -ge 50
+else
+	skip "GNU gprof reads the -g file" "no gprof (binutils)"
+fi
 if command -v setpriv >/dev/null; then
 	nobody "$PMCSTAT" -P SOFT-CLOCK.PROF -O "$T/nhot.log" -- "$HOT" 0.2 0 >"$T/nP.out" 2>&1
 	rc=$?
 	show "$T/nP.out" 5
 	ok "uid 65534: -P -O samples its own command" test "$rc" -eq 0 -a -s "$T/nhot.log"
+	nd=$(nobody mktemp -d)
+	nobody "$PMCSTAT" -R "$T/nhot.log" -g -D "$nd" 2>/dev/null
+	rc=$?
+	ok "uid 65534: -R -g writes its gprof file" \
+		test "$rc" -eq 0 -a -s "$nd/SOFT-CLOCK.PROF/hwpmc-record-hotpath.gmon"
+	rm -rf "$nd"
 fi
 "$PMCSTAT" -S SOFT-CLOCK.PROF -O "$T/sys.log" -l 0.3 >"$T/S.out" 2>&1
 rc=$?

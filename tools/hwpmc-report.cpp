@@ -13,6 +13,7 @@
 #include "lib/options.hpp"
 #include "profile/output.hpp"
 #include "profile/output_export.hpp"
+#include "profile/output_gmon.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -48,6 +49,7 @@ struct options {
     bool dump = false;
     bool script = false; // --script: perf script's text
     std::string pprof;   // --pprof FILE
+    std::string gprof;   // --gprof DIR
     std::string flamegraph;
     std::string title = "Flame Graph";
     bool user_only = false;
@@ -61,7 +63,8 @@ void usage(FILE *out) {
     std::fprintf(
         out,
         "usage: %s [-i FILE] [--sort KEYS] [--children] [-g | --call-graph=caller|callee]\n"
-        "                    [--folded | --flamegraph SVG | --script | --pprof FILE | --dump]\n"
+        "                    [--folded | --flamegraph SVG | --script | --pprof FILE |\n"
+        "                     --gprof DIR | --dump]\n"
         "                    [--pid PIDS] [--tid TIDS] [--comm NAMES] [--cpu CPUS]\n"
         "                    [--event NAME] [--user]\n"
         "                    [--percent-limit PCT] [-q]\n"
@@ -83,6 +86,8 @@ void usage(FILE *out) {
         "                         stackcollapse-perf.pl, speedscope, the Firefox Profiler)\n"
         "      --pprof FILE       write a pprof profile (gzipped protobuf) to FILE, - for\n"
         "                         standard output (go tool pprof, Pyroscope, Parca)\n"
+        "      --gprof DIR        gprof(1) flat profiles, as pmcstat -g: DIR/EVENT/IMAGE.gmon\n"
+        "                         per event and program or library (gprof -p IMAGE FILE)\n"
         "      --dump             every record, one line each (like pmcstat -R)\n"
         "      --pid PIDS         only samples of these processes (comma-separated)\n"
         "      --tid TIDS         only samples of these threads\n"
@@ -277,6 +282,31 @@ int run(const options &o) {
                         " samples interrupted user code outside every mapping the log describes "
                         "(the vDSO, JIT code, or a process whose mappings were not logged)");
 
+    if (!o.gprof.empty()) {
+        gmon_summary sum;
+        std::string err;
+        if (!write_gmon_profiles(o.gprof, data, sym, raws, &sum, &err)) {
+            std::fprintf(stderr, "%s: cannot write %s\n", prog, err.c_str());
+            return 1;
+        }
+        if (sum.kernel)
+            notes.push_back(thousands(sum.kernel) +
+                            " samples fell in the kernel: gprof files are written for "
+                            "programs and libraries only");
+        if (sum.unmapped)
+            notes.push_back(thousands(sum.unmapped) +
+                            " samples fell outside every readable ELF image (the vDSO, "
+                            "JIT code, an unreadable or unlogged file): not in any gprof file");
+        if (!o.quiet) {
+            for (const auto &f : sum.files)
+                std::fprintf(stderr, "%s: wrote %s (%s samples of %s)\n", prog, f.path.c_str(),
+                             thousands(f.samples).c_str(), f.image.c_str());
+            for (const auto &n : notes)
+                std::fprintf(stderr, "%s: note: %s\n", prog, n.c_str());
+        }
+        return 0;
+    }
+
     if (o.script || !o.pprof.empty()) {
         debug_info dbg;
         address_describer describer(data.procs, sym, dbg, o.user_only, !o.pprof.empty());
@@ -382,6 +412,7 @@ int main(int argc, char **argv) {
         opt_dump,
         opt_script,
         opt_pprof,
+        opt_gprof,
         opt_pid,
         opt_tid,
         opt_comm,
@@ -401,6 +432,7 @@ int main(int argc, char **argv) {
                         {"dump", no_argument, nullptr, opt_dump},
                         {"script", no_argument, nullptr, opt_script},
                         {"pprof", required_argument, nullptr, opt_pprof},
+                        {"gprof", required_argument, nullptr, opt_gprof},
                         {"pid", required_argument, nullptr, opt_pid},
                         {"tid", required_argument, nullptr, opt_tid},
                         {"comm", required_argument, nullptr, opt_comm},
@@ -462,6 +494,11 @@ int main(int argc, char **argv) {
                 usage_error("--pprof wants a file name (- for standard output)");
             o.pprof = optarg;
             break;
+        case opt_gprof:
+            if (!*optarg)
+                usage_error("--gprof wants a directory");
+            o.gprof = optarg;
+            break;
         case opt_pid:
             o.pids = parse_ids(optarg, "--pid");
             break;
@@ -506,6 +543,10 @@ int main(int argc, char **argv) {
     }
     if (optind < argc)
         usage_error(std::string("unexpected argument '") + argv[optind] + "' (the log is -i FILE)");
+    if (!o.gprof.empty() && (o.dump || o.folded || !o.flamegraph.empty() || o.script ||
+                             !o.pprof.empty() || o.text.graph != graph_mode::none))
+        usage_error("--gprof writes gprof files only: no --dump, --folded, --flamegraph, "
+                    "--script, --pprof or -g");
     if (o.dump && (o.folded || !o.flamegraph.empty() || o.text.graph != graph_mode::none ||
                    o.script || !o.pprof.empty()))
         usage_error("--dump prints the raw records only: no --folded, --flamegraph, --script, "

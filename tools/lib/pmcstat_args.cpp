@@ -40,7 +40,7 @@ const char *pmcstat_usage() {
 pmcstat_plan plan_pmcstat(int argc, char **argv) {
     pmcstat_plan plan;
     std::vector<spec> specs;
-    std::string cpus, outfile, logout, login, interval, duration, pid, rate;
+    std::string cpus, outfile, logout, login, interval, duration, pid, rate, gmon_dir = ".";
     bool descendants = true, callchains = true, top = false, quiet = false, cumulative = false;
     int verbose = 0;
     enum {
@@ -73,8 +73,7 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
             descendants = !descendants;
             break;
         case 'D':
-            plan.notes.push_back("-D: no gmon.out files are written here (-g prints the flat "
-                                 "profile)");
+            gmon_dir = arg; // where -g writes its gprof files
             break;
         case 'E':
             plan.notes.push_back("-E: per-process counts at exit are not printed separately");
@@ -173,8 +172,9 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
         case pcs:
             plan.args.push_back("--dump");
             break;
-        case gprof:
-            break; // the flat profile
+        case gprof: // gprof(1) files under DIR/EVENT/ (-D DIR, default .)
+            plan.args.insert(plan.args.end(), {"--gprof", gmon_dir});
+            break;
         case graph:
             plan.args.push_back("-g");
             break;
