@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # pmcstat (FreeBSD's pmcstat(8) options) in the guest: counting (-p, -s)
 # with the counts hwpmc-stat gives, sampling into a log (-P, -S, -O), the
-# log read back (-R, -G, -F, -g: gprof files GNU gprof reads), as root and
-# as uid 65534; usage errors.
+# log read back (-R, -G, -F, -g: gprof files GNU gprof reads), -P with -S
+# and counting with sampling in one run, as root and as uid 65534; usage
+# errors.
 . "$(dirname "$0")/lib.sh"
 
 TOOLS=$BIN/tools
@@ -107,6 +108,53 @@ fi
 rc=$?
 show "$T/S.out" 5
 ok "-S SOFT-CLOCK.PROF -O -l: system sampling recorded" test "$rc" -eq 0 -a -s "$T/sys.log"
+
+# --- -P with -S, and counting with sampling, in one run ------------------
+ncpu=$(getconf _NPROCESSORS_ONLN)
+"$PMCSTAT" -P SOFT-CLOCK.PROF -S SOFT-CLOCK.PROF -O "$T/ps.log" -- "$HOT" 0.3 0 \
+	>"$T/PS.out" 2>&1
+rc=$?
+show "$T/PS.out" 5
+"$TOOLS/hwpmc-report" -i "$T/ps.log" --dump >"$T/ps.dump" 2>/dev/null
+nts=$(grep -c 'PMCALLOCATE.*mode=TS' "$T/ps.dump")
+nss=$(grep -c 'PMCALLOCATE.*mode=SS' "$T/ps.dump")
+ok "-P and -S in one run: one log with 1 TS and $ncpu SS PMCs (got $nts, $nss)" \
+	test "$rc" -eq 0 -a "$nts" -eq 1 -a "$nss" -eq "$ncpu"
+"$PMCSTAT" -R "$T/ps.log" -G "$T/ps.graph" 2>/dev/null
+ok "-P and -S: the log's samples name hot" grep -q hot "$T/ps.graph"
+if command -v setpriv >/dev/null; then
+	nobody "$PMCSTAT" -P SOFT-CLOCK.PROF -S SOFT-CLOCK.PROF -O "$T/nps.log" -- /bin/true \
+		>"$T/nPS.out" 2>&1
+	rc=$?
+	show "$T/nPS.out" 3
+	ok "uid 65534: -P with -S is refused for the system part (exit 1)" test "$rc" -eq 1
+fi
+
+# Counting with sampling: hwpmc-record counts -p's events on the command it
+# samples and prints them at the end as hwpmc-stat does.
+mix() { # [nobody] -> exit status; counts in $T/mix.out, log $T/mix.log
+	"$@" "$PMCSTAT" -p SOFT-SYSCALL.ENTER -P SOFT-CLOCK.PROF -O "$T/mix.log" \
+		-o "$T/mix.out" -- "$HOT" 0.3 0 >"$T/mix.err" 2>&1
+}
+for who in root nobody; do
+	[ "$who" = nobody ] && ! command -v setpriv >/dev/null && continue
+	rm -f "$T/mix.out" "$T/mix.log"
+	if [ "$who" = root ]; then mix; else mix nobody; fi
+	rc=$?
+	show "$T/mix.err" 4
+	n=$(count_of "$T/mix.out" 'SYSCALL.ENTER')
+	ok "$who: -p with -P: exit 0, SYSCALL.ENTER counted (${n:-none})" \
+		test "$rc" -eq 0 -a "${n:-0}" -gt 0
+	"$PMCSTAT" -R "$T/mix.log" -F "$T/mix.folded" 2>/dev/null
+	hot=$(awk '/hot [0-9]+$/ { n += $NF } END { print n + 0 }' "$T/mix.folded")
+	all=$(awk '{ n += $NF } END { print n + 0 }' "$T/mix.folded")
+	ok "$who: -p with -P: the samples fall in hot ($hot of $all)" \
+		test "$all" -gt 0 -a $((hot * 2)) -gt "$all"
+	"$PMCSTAT" -R "$T/mix.log" >"$T/mix.dump" 2>/dev/null
+	ok "$who: -p with -P: the log names the sampler (TS) and the counter (TC)" \
+		test "$(grep -c 'PMCALLOCATE.*mode=TS' "$T/mix.dump")" -eq 1 -a \
+		"$(grep -c 'PMCALLOCATE.*mode=TC' "$T/mix.dump")" -eq 1
+done
 
 # --- usage errors: exit 2 -----------------------------------------------
 "$PMCSTAT" >/dev/null 2>&1

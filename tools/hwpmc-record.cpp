@@ -13,6 +13,7 @@
 #include "lib/numbers.hpp"
 #include "lib/run.hpp"
 #include "lib/sampling.hpp"
+#include "stat/side_counts.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
@@ -44,6 +45,8 @@ const char *prog = "hwpmc-record";
 using namespace hwpmc_tools;
 
 struct options : sampling_options {
+    std::vector<std::string> count_events; // --count-event: counted, not sampled
+    std::string count_output;              // --count-output (default: stderr)
     std::string output = "hwpmc.data";
     double duration = 0; // -l SECS (0: none)
     bool quiet = false;
@@ -54,7 +57,9 @@ void usage(FILE *out) {
     std::fprintf(
         out,
         "usage: %s [-e SPEC]... [-F HZ | -c PERIOD] [-g] [-a [-C CPUS] | -p PID[,PID]]\n"
-        "                    [--no-inherit] [-o FILE] [-l SECS] [-q] [-v] [--] [COMMAND [ARG]...]\n"
+        "                    [--system-event SPEC]... [--count-event SPEC]...\n"
+        "                    [--count-output FILE] [--no-inherit] [-o FILE] [-l SECS]\n"
+        "                    [-q] [-v] [--] [COMMAND [ARG]...]\n"
         "\n"
         "Sample COMMAND (and the processes it forks), running processes (-p: until\n"
         "they exit or SIGINT), or every CPU (-a: while COMMAND runs, or until SIGINT)\n"
@@ -67,7 +72,12 @@ void usage(FILE *out) {
         "                   time); default for other events: 1 (SOFT), 1,000,000 (hardware)\n"
         "  -g               record callchains (kernel and user, through frame pointers)\n"
         "  -a               system-wide: one sampling PMC per CPU (needs root/CAP_PERFMON)\n"
-        "  -C CPUS          with -a: only these CPUs (e.g. 0,2-3)\n"
+        "  -C CPUS          with -a or --system-event: only these CPUs (e.g. 0,2-3)\n"
+        "  --system-event SPEC  also sample SPEC on every CPU (system-wide, one PMC per\n"
+        "                   CPU) next to the -e events of COMMAND or -p (pmcstat -P -S)\n"
+        "  --count-event SPEC  also count SPEC in COMMAND or -p (hwpmc-stat's -p SPEC),\n"
+        "                   printed at the end as hwpmc-stat prints it (pmcstat -p -P)\n"
+        "  --count-output FILE  those counts into FILE (default: standard error)\n"
         "  -p PID[,PID]     sample running processes (and what they fork from now on)\n"
         "  --no-inherit     do not sample descendants forked after attaching\n"
         "  -o FILE          the log file (default hwpmc.data; an old one becomes FILE.old)\n"
@@ -153,9 +163,11 @@ void print_summary(const options &o, const std::string &rate0, const log_summary
     std::string events;
     for (const auto &spec : o.events)
         events += (events.empty() ? "" : ", ") + spec;
+    for (const auto &spec : o.system_events)
+        events += ", " + spec + " (system-wide)";
     std::fprintf(stderr, "%s: %s samples of %s in %.2f s", prog, thousands(ls.samples).c_str(),
                  events.c_str(), elapsed);
-    if (o.events.size() == 1)
+    if (o.events.size() == 1 && o.system_events.empty())
         std::fprintf(stderr, " (%s%s)", rate0.c_str(), o.system_wide ? " per CPU" : "");
     std::fprintf(stderr, ", %s dropped", thousands(ls.dropped_samples).c_str());
     if (ls.throttled)
@@ -219,7 +231,7 @@ void print_summary(const options &o, const std::string &rate0, const log_summary
 
 int run(options &o) {
     hwpmc::device dev = open_device(prog);
-    if (o.system_wide)
+    if (o.system_wide || !o.system_events.empty())
         o.cpus = system_cpus(prog, dev, o.cpus);
 
     // The old file becomes FILE.old, as perf does.
@@ -246,6 +258,18 @@ int run(options &o) {
     samplers pmcs(prog);
     if (!pmcs.allocate(dev, o))
         return 1;
+    hwpmc_stat::side_counts counts(prog);
+    if (!o.count_events.empty() && !counts.allocate(dev, o.count_events, o.inherit))
+        return 1;
+    FILE *count_out = stderr;
+    if (!o.count_output.empty()) {
+        count_out = std::fopen(o.count_output.c_str(), "we");
+        if (!count_out) {
+            std::fprintf(stderr, "%s: cannot create %s: %s\n", prog, o.count_output.c_str(),
+                         std::strerror(errno));
+            return 1;
+        }
+    }
     pmc_op_getdriverstats d0{}, d1{};
     try {
         d0 = dev.driver_stats();
@@ -253,6 +277,10 @@ int run(options &o) {
     }
     stopped_child ch;
     if (!pmcs.start(o, ch))
+        return 1;
+    // The counters follow the samplers' targets, started before the
+    // command is let go.
+    if (!counts.empty() && !counts.start(o.pids.empty() ? std::vector<pid_t>{ch.pid()} : o.pids))
         return 1;
     double t0 = monotonic_seconds();
 
@@ -300,6 +328,16 @@ int run(options &o) {
     if (progress_shown)
         std::fprintf(stderr, "\r\033[K");
     pmcs.stop();
+    counts.stop();
+    if (!counts.empty()) {
+        std::string what = o.pids.empty() ? "'" + o.command[0] + "'" : "process";
+        if (o.pids.size() > 1 || (o.pids.empty() && o.command.size() > 1))
+            what = o.pids.empty() ? "'" + o.command[0] + " ...'" : "processes";
+        if (!counts.print(count_out, what, elapsed))
+            failed = true;
+        if (count_out != stderr)
+            std::fclose(count_out);
+    }
     // CLOSELOG: the rings are drained, the CLOSELOG record written, and the
     // writer's error (if any) returned.
     try {
@@ -349,6 +387,12 @@ int main(int argc, char **argv) {
                                                   {"quiet", no_argument, nullptr, 'q'},
                                                   {"verbose", no_argument, nullptr, 'v'},
                                                   {"help", no_argument, nullptr, 'h'},
+                                                  {"system-event", required_argument, nullptr,
+                                                   opt_system_event},
+                                                  {"count-event", required_argument, nullptr,
+                                                   opt_count_event},
+                                                  {"count-output", required_argument, nullptr,
+                                                   opt_count_output},
                                               },
                                               usage);
     int opt;
@@ -368,6 +412,21 @@ int main(int argc, char **argv) {
         case 'v':
             o.verbose++;
             break;
+        case opt_system_event:
+            if (!*optarg)
+                usage_error(prog, "--system-event wants an event specifier");
+            o.system_events.push_back(optarg);
+            break;
+        case opt_count_event:
+            if (!*optarg)
+                usage_error(prog, "--count-event wants an event specifier");
+            o.count_events.push_back(optarg);
+            break;
+        case opt_count_output:
+            if (!*optarg)
+                usage_error(prog, "--count-output wants a file name");
+            o.count_output = optarg;
+            break;
         default:
             r.bad("eFcCpol");
         }
@@ -375,10 +434,14 @@ int main(int argc, char **argv) {
     o.command = r.operands();
     if (o.system_wide && !o.pids.empty())
         usage_error(prog, "-a and -p exclude each other");
-    if (!o.cpus.empty() && !o.system_wide)
-        usage_error(prog, "-C needs -a");
+    if (!o.cpus.empty() && !o.system_wide && o.system_events.empty())
+        usage_error(prog, "-C needs -a or --system-event");
     if (o.command.empty() && o.pids.empty() && !o.system_wide)
         usage_error(prog, "nothing to sample: give a COMMAND, -p PID or -a");
+    if (!o.count_events.empty() && o.system_wide)
+        usage_error(prog, "--count-event counts COMMAND or -p: not with -a");
+    if (!o.count_output.empty() && o.count_events.empty())
+        usage_error(prog, "--count-output without --count-event");
     if (o.freq > 0 && o.freq > 1e6)
         usage_error(prog, "-F: at most 1000000 Hz");
     finish_sampling_options(prog, &o);

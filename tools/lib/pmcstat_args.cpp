@@ -184,15 +184,20 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
         }
         return plan;
     }
-    if (counting && sampling)
-        return fail("counting (-p, -s) and sampling (-P, -S) in one run are not supported: "
-                    "run pmcstat twice");
     if (specs.empty())
         return fail("no events: give -p, -s, -P or -S SPEC (or -R LOGFILE)");
     if (report != none)
         return fail("-g, -G, -F and -m read a log: record it with -O FILE, then pmcstat -R FILE");
+    if (counting && sampling && top)
+        return fail("-T shows samples: no counting (-p, -s) with it");
+    bool system_counting = false;
+    for (const auto &s : specs)
+        system_counting |= s.opt == 's';
+    if (system_counting && sampling)
+        return fail("-s with sampling (-P, -S) in one run is not supported: run pmcstat twice "
+                    "(-p counts with sampling)");
 
-    if (counting) {
+    if (!sampling) {
         plan.tool = "hwpmc-stat";
         for (const auto &s : specs)
             plan.args.insert(plan.args.end(), {std::string("-") + s.opt, s.event});
@@ -215,24 +220,29 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
     } else {
         bool system = false, process = false;
         for (const auto &s : specs)
-            (s.opt == 'S' ? system : process) = true;
-        if (system && process)
-            return fail("-P and -S in one run are not supported");
+            if (s.opt == 'P' || s.opt == 'S')
+                (s.opt == 'S' ? system : process) = true;
+        if (system && process && top)
+            return fail("-T with -P and -S together is not supported: run one of them");
         if (!top && logout.empty())
             return fail("sampling needs -O LOGFILE (read it with pmcstat -R) or -T");
         plan.tool = top ? "hwpmc-top" : "hwpmc-record";
+        // -P alone: process scope; -S alone: -a; both: -P as -e, -S as
+        // --system-event (one PMC per CPU next to the process's).
         for (const auto &s : specs) {
-            plan.args.insert(plan.args.end(), {"-e", s.event});
+            if (s.opt != 'P' && s.opt != 'S')
+                continue;
+            const bool as_system = s.opt == 'S' && process;
+            plan.args.insert(plan.args.end(), {as_system ? "--system-event" : "-e", s.event});
             if (!s.count.empty())
                 plan.args.insert(plan.args.end(), {"-c", s.count});
         }
-        if (system) {
+        if (system && !process)
             plan.args.push_back("-a");
-            if (!cpus.empty())
-                plan.args.insert(plan.args.end(), {"-C", cpus});
-        } else if (!cpus.empty()) {
+        if (system && !cpus.empty())
+            plan.args.insert(plan.args.end(), {"-C", cpus});
+        else if (!cpus.empty())
             plan.notes.push_back("-c: process-scope sampling follows the process on every CPU");
-        }
         if (!pid.empty())
             plan.args.insert(plan.args.end(), {"-p", pid});
         if (callchains)
@@ -253,6 +263,15 @@ pmcstat_plan plan_pmcstat(int argc, char **argv) {
             for (int i = 0; i < verbose; i++)
                 plan.args.push_back("-v");
         }
+        // -p with sampling: hwpmc-record counts them too, on the same
+        // targets, and prints them at the end as hwpmc-stat would.
+        for (const auto &s : specs)
+            if (s.opt == 'p')
+                plan.args.insert(plan.args.end(), {"--count-event", s.event});
+        if (counting && !outfile.empty())
+            plan.args.insert(plan.args.end(), {"--count-output", outfile});
+        if (counting && !interval.empty())
+            plan.notes.push_back("-w: counts with sampling are printed at the end only");
     }
     if (!command.empty()) {
         plan.args.push_back("--");

@@ -118,24 +118,30 @@ bool sampling_option(const char *prog, int opt, const char *arg, sampling_option
 }
 
 void finish_sampling_options(const char *prog, sampling_options *o) {
+    if (!o->system_events.empty() && (o->events.empty() || o->system_wide))
+        usage_error(prog, "--system-event goes with process-scope -e events, without -a "
+                          "(alone: -a -e EVENT)");
     if (o->events.empty())
         o->events.push_back("SOFT-CLOCK.PROF");
-    for (const auto &e : o->events)
-        if (o->freq > 0 && !is_clock_prof(e))
-            usage_error(prog, freq_error(e));
+    for (const auto *list : {&o->events, &o->system_events})
+        for (const auto &e : *list)
+            if (o->freq > 0 && !is_clock_prof(e))
+                usage_error(prog, freq_error(e));
 }
 
 bool samplers::allocate(hwpmc::device &dev, const sampling_options &o) {
-    uint32_t flags = 0;
-    if (o.callchain)
-        flags |= PMC_F_CALLCHAIN;
-    if (!o.system_wide && o.inherit)
-        flags |= PMC_F_DESCENDANTS;
-    for (const auto &spec : o.events) {
+    std::vector<std::pair<std::string, bool>> specs; // (spec, system scope)
+    for (const auto &spec : o.events)
+        specs.emplace_back(spec, o.system_wide);
+    for (const auto &spec : o.system_events)
+        specs.emplace_back(spec, true);
+    for (const auto &[spec, system] : specs) {
         pmc_group::request r;
         r.spec = r.name = spec;
-        r.system = o.system_wide;
-        r.flags = flags;
+        r.system = system;
+        r.flags = o.callchain ? PMC_F_CALLCHAIN : 0;
+        if (!system && o.inherit)
+            r.flags |= PMC_F_DESCENDANTS;
         hwpmc::event_info ev;
         try {
             ev = dev.parse(spec);

@@ -26,6 +26,9 @@ constexpr double default_sampling_hz = 1000;
 
 struct sampling_options {
     std::vector<std::string> events; // specifiers, as given
+    // hwpmc-record --system-event: system-scope events next to the
+    // process-scope ones of -e (pmcstat -P with -S)
+    std::vector<std::string> system_events;
     double freq = 0;                 // -F HZ (0: not given)
     uint64_t period = 0;             // -c PERIOD (0: not given)
     bool callchain = false;          // -g
@@ -41,6 +44,9 @@ struct sampling_options {
 // getopt_long() returns for --no-inherit.
 constexpr const char *sampling_optstring = "e:F:c:gaC:p:";
 constexpr int opt_no_inherit = 0x1000;
+constexpr int opt_system_event = 0x1001; // hwpmc-record's
+constexpr int opt_count_event = 0x1002;  // hwpmc-record's
+constexpr int opt_count_output = 0x1003; // hwpmc-record's
 // The tool's long options: the shared ones, then `more`.
 std::vector<struct option> sampling_longopts(std::initializer_list<struct option> more);
 
@@ -59,8 +65,9 @@ int next_tool_option(const char *prog, option_reader &r, sampling_options *o);
 // are one too.
 bool sampling_option(const char *prog, int opt, const char *arg, sampling_options *o);
 
-// After the options: the default event (SOFT-CLOCK.PROF), and -F only for
-// CLOCK.PROF (else a usage error).
+// After the options: the default event (SOFT-CLOCK.PROF), -F only for
+// CLOCK.PROF, and --system-event only next to process-scope -e events
+// (else usage errors).
 void finish_sampling_options(const char *prog, sampling_options *o);
 
 // The sampling period of `spec`: -c; for CLOCK.PROF 10^9/HZ ns (-F, or
@@ -69,7 +76,8 @@ void finish_sampling_options(const char *prog, sampling_options *o);
 bool period_of(const hwpmc::event_info &ev, const sampling_options &o, uint64_t *period,
                std::string *why);
 
-// The sampling PMCs of a run: one per event (per CPU with -a).
+// The sampling PMCs of a run: one per event (per CPU with -a, and for
+// each --system-event).
 class samplers {
 public:
     explicit samplers(const char *prog) : prog_(prog), set_(prog, pmc_group::use::sampling) {}

@@ -60,6 +60,30 @@ TEST(Pmcstat, TopMode) {
     EXPECT_EQ(t.args, (strings{"-e", "cycles", "-p", "7", "-g", "--cumulative"}));
 }
 
+TEST(Pmcstat, ProcessAndSystemSamplingInOneLog) {
+    const auto p = plan({"-P", "SOFT-CLOCK.PROF", "-S", "SOFT-PAGE_FAULT.ALL", "-c", "0", "-O",
+                         "x.log", "--", "make"});
+    EXPECT_EQ(p.error, "");
+    EXPECT_EQ(p.tool, "hwpmc-record");
+    EXPECT_EQ(p.args, (strings{"-e", "SOFT-CLOCK.PROF", "--system-event", "SOFT-PAGE_FAULT.ALL",
+                               "-C", "0", "-g", "-o", "x.log", "--", "make"}));
+}
+
+TEST(Pmcstat, CountingWithSamplingRecordsTheCounter) {
+    // hwpmc-record counts -p's events on the targets it samples.
+    const auto p = plan({"-p", "SOFT-SYSCALL.ENTER", "-P", "SOFT-CLOCK.PROF", "-O", "x.log",
+                         "-o", "counts.txt", "--", "make", "-j2"});
+    EXPECT_EQ(p.error, "");
+    EXPECT_EQ(p.tool, "hwpmc-record");
+    EXPECT_EQ(p.args, (strings{"-e", "SOFT-CLOCK.PROF", "-g", "-o", "x.log", "--count-event",
+                               "SOFT-SYSCALL.ENTER", "--count-output", "counts.txt", "--",
+                               "make", "-j2"}));
+    const auto t = plan({"-p", "SOFT-SYSCALL.ENTER", "-P", "SOFT-CLOCK.PROF", "-O", "x.log",
+                         "-t", "42"});
+    EXPECT_EQ(t.args, (strings{"-e", "SOFT-CLOCK.PROF", "-p", "42", "-g", "-o", "x.log",
+                               "--count-event", "SOFT-SYSCALL.ENTER"}));
+}
+
 TEST(Pmcstat, ReadingALogRunsReport) {
     EXPECT_EQ(plan({"-R", "x.log"}).args, (strings{"-i", "x.log", "--dump"}));
     EXPECT_EQ(plan({"-R", "x.log"}).tool, "hwpmc-report");
@@ -84,8 +108,10 @@ TEST(Pmcstat, AcceptedOptionsWithoutEffectSaySo) {
 TEST(Pmcstat, UsageErrors) {
     EXPECT_NE(plan({}).error, "");
     EXPECT_NE(plan({"-P", "cycles"}).error.find("-O"), std::string::npos);
-    EXPECT_NE(plan({"-p", "cycles", "-P", "cycles", "-O", "x"}).error, "");
-    EXPECT_NE(plan({"-P", "cycles", "-S", "cycles", "-O", "x"}).error, "");
+    // -T counts nothing; -s does not go with sampling.
+    EXPECT_NE(plan({"-p", "cycles", "-P", "cycles", "-T", "--", "ls"}).error, "");
+    EXPECT_NE(plan({"-s", "cycles", "-P", "cycles", "-O", "x", "--", "ls"}).error, "");
+    EXPECT_NE(plan({"-P", "cycles", "-S", "cycles", "-T", "--", "ls"}).error, "");
     EXPECT_NE(plan({"-R", "x", "-p", "cycles"}).error, "");
     EXPECT_NE(plan({"-p", "cycles", "-g"}).error, "");
     EXPECT_EQ(plan({"-x"}).error, "-x: unknown option");
