@@ -265,8 +265,23 @@ show kflat.out 12
 ok "report: kernel frames named from /proc/kallsyms" \
 	sh -c "entries() { grep -v '^#' \"\$1\" | grep -E '^ +[0-9.]+% +[0-9.]+%'; }
 	       entries kflat.out | grep -F '[k] ' | grep -vqF '[unknown]'"
+# --kallsyms FILE: another machine's symbols (here this kernel's, renamed)
+# name the kernel frames, not /proc/kallsyms; a user reads them too.
+sed 's/^\([0-9a-f]* [tT] \)/\1other_/' /proc/kallsyms >other.kallsyms
+chmod 644 other.kallsyms
+"$REPORT" -i kern.data --kallsyms other.kallsyms --percent-limit 2 >kother.out 2>&1
+show kother.out 6
+ok "report --kallsyms FILE: kernel frames named from FILE (other_...)" \
+	sh -c "grep -F '[k] ' kother.out | grep -q '\[k\] other_'"
+"$REPORT" -i kern.data --kallsyms /nonexistent >knx.out 2>&1
+ok "report --kallsyms of a missing file: exit 1, names it" \
+	sh -c "[ $? -eq 1 ] && grep -q /nonexistent knx.out"
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	chmod 755 "$T" && chmod 644 kern.data
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$REPORT" -i "$T/kern.data" \
+		--kallsyms "$T/other.kallsyms" --percent-limit 2 >knobody2.out 2>&1
+	ok "report --kallsyms as a user: kernel frames named from FILE" \
+		sh -c "grep -F '[k] ' knobody2.out | grep -q '\[k\] other_'"
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$REPORT" -i "$T/kern.data" \
 		>knobody.out 2>&1
 	if setpriv --reuid=nobody --regid=nogroup --clear-groups head -n 1 /proc/kallsyms |

@@ -50,6 +50,7 @@ struct options {
     bool script = false; // --script: perf script's text
     std::string pprof;   // --pprof FILE
     std::string gprof;   // --gprof DIR
+    std::string kallsyms; // --kallsyms FILE
     std::string flamegraph;
     std::string title = "Flame Graph";
     bool user_only = false;
@@ -66,7 +67,7 @@ void usage(FILE *out) {
         "                    [--folded | --flamegraph SVG | --script | --pprof FILE |\n"
         "                     --gprof DIR | --dump]\n"
         "                    [--pid PIDS] [--tid TIDS] [--comm NAMES] [--cpu CPUS]\n"
-        "                    [--event NAME] [--user]\n"
+        "                    [--event NAME] [--user] [--kallsyms FILE]\n"
         "                    [--percent-limit PCT] [-q]\n"
         "\n"
         "Show where the samples of a hwpmc log (hwpmc-record) fell.\n"
@@ -94,6 +95,8 @@ void usage(FILE *out) {
         "      --comm NAMES       only samples of these commands\n"
         "      --cpu CPUS         only samples taken on these CPUs (e.g. 0,2-3)\n"
         "      --event NAME       only samples of this event (e.g. CLOCK.PROF)\n"
+        "      --kallsyms FILE    kernel symbols from FILE (the /proc/kallsyms of the machine\n"
+        "                         or guest that recorded the log), not this machine's\n"
         "  -u, --user             leave out kernel frames (samples in the kernel count for\n"
         "                         the user code that entered it)\n"
         "      --percent-limit P  hide entries and call graph branches below P%%\n"
@@ -189,6 +192,14 @@ int run(const options &o) {
         close(fd);
 
     symbolizer sym;
+    if (!o.kallsyms.empty()) {
+        if (access(o.kallsyms.c_str(), R_OK) != 0) {
+            std::fprintf(stderr, "%s: --kallsyms %s: %s\n", prog, o.kallsyms.c_str(),
+                         std::strerror(errno));
+            return 1;
+        }
+        sym.set_kallsyms(o.kallsyms);
+    }
     resolver res(data.procs, sym, o.user_only);
     res.recorded = data.wallclock;
     // Filters, then resolution, then the comm filter (names need it).
@@ -270,8 +281,12 @@ int run(const options &o) {
             "kernel addresses (CAP_PERFMON, or sysctl kernel.hwpmc.unprivileged_kernel=1 "
             "with perf_event_paranoid <= 1 and kptr_restrict = 0)");
     if (res.kernel_frames && res.kernel_restricted())
-        notes.push_back("kernel addresses are not symbolized: /proc/kallsyms shows zero "
-                        "addresses to this user (run as root, or sysctl kernel.kptr_restrict=0)");
+        notes.push_back(o.kallsyms.empty()
+                            ? "kernel addresses are not symbolized: /proc/kallsyms shows zero "
+                              "addresses to this user (run as root, or sysctl "
+                              "kernel.kptr_restrict=0)"
+                            : "kernel addresses are not symbolized: " + o.kallsyms +
+                                  " lists zero addresses (copy /proc/kallsyms as root)");
     for (const auto &[path, why] : res.unreadable)
         notes.push_back("cannot read symbols of " + path + ": " + why);
     for (const auto &path : res.changed)
@@ -413,6 +428,7 @@ int main(int argc, char **argv) {
         opt_script,
         opt_pprof,
         opt_gprof,
+        opt_kallsyms,
         opt_pid,
         opt_tid,
         opt_comm,
@@ -433,6 +449,7 @@ int main(int argc, char **argv) {
                         {"script", no_argument, nullptr, opt_script},
                         {"pprof", required_argument, nullptr, opt_pprof},
                         {"gprof", required_argument, nullptr, opt_gprof},
+                        {"kallsyms", required_argument, nullptr, opt_kallsyms},
                         {"pid", required_argument, nullptr, opt_pid},
                         {"tid", required_argument, nullptr, opt_tid},
                         {"comm", required_argument, nullptr, opt_comm},
@@ -498,6 +515,11 @@ int main(int argc, char **argv) {
             if (!*optarg)
                 usage_error("--gprof wants a directory");
             o.gprof = optarg;
+            break;
+        case opt_kallsyms:
+            if (!*optarg)
+                usage_error("--kallsyms wants a file (a copy of /proc/kallsyms)");
+            o.kallsyms = optarg;
             break;
         case opt_pid:
             o.pids = parse_ids(optarg, "--pid");

@@ -335,7 +335,7 @@ const std::string &symbolizer::why_not(const std::string &path) const {
 
 kernel_symbols &symbolizer::kernel() {
     if (!kernel_)
-        kernel_ = std::make_unique<kernel_symbols>();
+        kernel_ = std::make_unique<kernel_symbols>(kallsyms_);
     return *kernel_;
 }
 

@@ -88,12 +88,18 @@ public:
     // nullptr if the file cannot be read (the reason is remembered).
     const elf_symbols *elf(const std::string &path);
     const std::string &why_not(const std::string &path) const;
+    // The kernel's symbols: /proc/kallsyms, or the file set_kallsyms() names
+    // (the kallsyms of the machine or guest that recorded the log; perf's
+    // --kallsyms), read on first use.
     kernel_symbols &kernel();
+    void set_kallsyms(const std::string &path) { kallsyms_ = path; }
+    const std::string &kallsyms() const noexcept { return kallsyms_; }
 
 private:
     std::map<std::string, std::unique_ptr<elf_symbols>> files_;
     std::map<std::string, std::string> errors_;
     std::unique_ptr<kernel_symbols> kernel_;
+    std::string kallsyms_ = "/proc/kallsyms";
 };
 
 } // namespace hwpmc_tools

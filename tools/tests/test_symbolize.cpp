@@ -195,4 +195,27 @@ TEST(Symbolize, KernelSymbolsFromAFile) {
     EXPECT_EQ(k.find(0x1000), nullptr);
 }
 
+// hwpmc-report --kallsyms: the resolver names kernel frames from the file
+// the symbolizer is given (another machine's kallsyms), not this one's.
+TEST(Symbolize, ResolverUsesTheKallsymsFileGiven) {
+    const auto path =
+        std::filesystem::temp_directory_path() / ("hwpmc-kallsyms2-" + std::to_string(getpid()));
+    {
+        std::ofstream f(path);
+        f << "ffffffff81000000 T _stext\n"
+             "ffffffff81234000 T a_function_of_the_recording_kernel\n";
+    }
+    hwpmc_tools::symbolizer sym;
+    sym.set_kallsyms(path.string());
+    EXPECT_EQ(sym.kallsyms(), path.string());
+    hwpmc_tools::process_table procs;
+    hwpmc_tools::resolver res(procs, sym);
+    hwpmc_tools::raw_sample r{1, 5, 5, 0, 1, 0, 1, {0xffffffff81234010ull}};
+    const hwpmc_tools::sample s = res.resolve(r);
+    std::filesystem::remove(path);
+    ASSERT_EQ(s.frames.size(), 1u);
+    EXPECT_EQ(res.frame(s.frames[0]).name, "a_function_of_the_recording_kernel");
+    EXPECT_TRUE(res.frame(s.frames[0]).kernel);
+}
+
 } // namespace
