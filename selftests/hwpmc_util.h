@@ -243,12 +243,45 @@ static inline long long hwpmc_proc_ctxt_switches(const char *statuspath)
 	return found == 2 ? sum : -1;
 }
 
+/* CPU @cpu's local timer interrupts (/proc/interrupts LOC), or -1. */
+static inline long long hwpmc_loc_irqs(int cpu)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096];
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		int i;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		for (i = 0; i <= cpu; i++) {
+			v = strtoll(p, &end, 10);
+			if (end == p) {
+				v = -1;
+				break;
+			}
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
 /* --- process, thread and measurement helpers (proc/security/stress) --- */
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 
 /* Write or read exactly @len bytes; 0, the errno, or EPIPE at end of file. */
 static inline int hwpmc_xwrite(int fd, const void *buf, size_t len)
@@ -533,6 +566,51 @@ static inline pid_t hwpmc_fork_gated(int *go)
 	}
 	close(p[0]);
 	*go = p[1];
+	return pid;
+}
+
+/*
+ * Run @fn(@arg) in a child as uid/gid 65534 ("nobody", no capabilities):
+ * its return value (0..255), or -1 if the child did not exit normally.
+ */
+static inline int hwpmc_as_nobody(int (*fn)(void *), void *arg)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(255);
+		_exit(fn(arg) & 0xff);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * hwpmc_fork_gated() a child that runs @job(@res[1], @rel[0]) and
+ * _exit()s with its value: a job that reports on the pipe @res and waits
+ * on @rel.  The parent keeps @res[0] and @rel[1].  The pid in the parent,
+ * -1 on error.
+ */
+static inline pid_t hwpmc_fork_gated_job(int *go, int res[2], int rel[2],
+					 int (*job)(int out, int in))
+{
+	pid_t pid = hwpmc_fork_gated(go);
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(res[0]);
+		close(rel[1]);
+		_exit(job(res[1], rel[0]));
+	}
+	close(res[1]);
+	close(rel[0]);
 	return pid;
 }
 
