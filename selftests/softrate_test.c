@@ -146,38 +146,6 @@ TEST(soft_period_max)
 	unlink(LOGPATH);
 }
 
-/* CPU @cpu's local timer interrupts (/proc/interrupts LOC), or -1. */
-static long long loc_irqs(int cpu)
-{
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[4096];
-	long long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		int i;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		for (i = 0; i <= cpu; i++) {
-			v = strtoll(p, &end, 10);
-			if (end == p) {
-				v = -1;
-				break;
-			}
-			p = end;
-		}
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
 /* The LOC interrupts of CPU 1 in 2 s while CPU 0 runs @fn (or sleeps). */
 static long long cpu1_irqs_over_2s(int fd, __u32 id)
 {
@@ -196,12 +164,12 @@ static long long cpu1_irqs_over_2s(int fd, __u32 id)
 		return -2;
 	if (id && hwpmc_start(fd, id))
 		return -3;
-	a = loc_irqs(1);
+	a = hwpmc_loc_irqs(1);
 	if (write(go, "g", 1) != 1)
 		return -4;
 	if (waitpid(pid, &status, 0) != pid)
 		return -5;
-	b = loc_irqs(1);
+	b = hwpmc_loc_irqs(1);
 	close(go);
 	if (id)
 		hwpmc_stop(fd, id);
