@@ -22,6 +22,19 @@ static inline int model_module_loaded(void)
 	return !access("/sys/module/hwpmc", F_OK);
 }
 
+/* Has the loaded module a programmable class (IAP, K8)?  -1: no open. */
+static inline int model_has_counters(void)
+{
+	int fd = hwpmc_open(), n;
+
+	if (fd < 0)
+		return -1;
+	n = hwpmc_class_firstrow(fd, PMC_CLASS_IAP, NULL) >= 0 ||
+	    hwpmc_class_firstrow(fd, PMC_CLASS_K8, NULL) >= 0;
+	close(fd);
+	return n;
+}
+
 /* The pmu_model parameter of the loaded module, or ENOENT (release). */
 static inline int model_loaded(char *buf, size_t len)
 {

@@ -93,19 +93,6 @@ static int listed(const char *out, int i, unsigned int *fn,
 
 /* --- the plain guest: no counters ----------------------------------------- */
 
-/* Does the loaded module have a programmable class (IAP or K8)? */
-static int has_counters(void)
-{
-	int fd = hwpmc_open(), n;
-
-	if (fd < 0)
-		return -1;
-	n = hwpmc_class_firstrow(fd, PMC_CLASS_IAP, NULL) >= 0 ||
-	    hwpmc_class_firstrow(fd, PMC_CLASS_K8, NULL) >= 0;
-	close(fd);
-	return n;
-}
-
 FIXTURE(plain) {
 	int dummy;
 };
@@ -117,7 +104,7 @@ FIXTURE_SETUP(plain)
 	if (access(PCTR_DEV, F_OK))
 		SKIP(return, "%s: %s (module not loaded?)", PCTR_DEV,
 		     strerror(errno));
-	if (has_counters())
+	if (model_has_counters())
 		SKIP(return, "this machine has programmable counters: the no-counter paths are the plain guest's");
 }
 

@@ -97,18 +97,6 @@ static int run_freebsd_perfmon(const char *args, char *out, size_t len)
 
 /* --- the plain guest: no counters ----------------------------------------- */
 
-static int has_counters(void)
-{
-	int fd = hwpmc_open(), n;
-
-	if (fd < 0)
-		return -1;
-	n = hwpmc_class_firstrow(fd, PMC_CLASS_IAP, NULL) >= 0 ||
-	    hwpmc_class_firstrow(fd, PMC_CLASS_K8, NULL) >= 0;
-	close(fd);
-	return n;
-}
-
 FIXTURE(plain) {
 	int dummy;
 };
@@ -120,7 +108,7 @@ FIXTURE_SETUP(plain)
 	if (access(PM_DEV, F_OK))
 		SKIP(return, "%s: %s (module not loaded?)", PM_DEV,
 		     strerror(errno));
-	if (has_counters())
+	if (model_has_counters())
 		SKIP(return, "this machine has programmable counters: the no-counter paths are the plain guest's");
 }
 
