@@ -299,40 +299,11 @@ TEST_F_TIMEOUT(clk, user_loops_at_10khz, 600)
 		     short_of_goal);
 }
 
-/*
- * CPU 1's timer interrupts while a target on CPU 0 burns LOOP_NS of CPU
- * time, sampled (@id) or not (0); CPU 0's in *cpu0.  Negative: a step
- * failed.
- */
-static long long cpu1_irqs(int fd, __u32 id, long long *cpu0)
+/* The target of idle_cpu(): LOOP_NS of CPU time, on CPU 0 (inherited). */
+static void burn_loop(void)
 {
-	long long a, b, a0, b0;
-	int go, status;
-	pid_t pid;
-
-	pid = hwpmc_fork_gated(&go);
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < LOOP_NS)
-			clocksample_loop(1000000);	/* CPU 0, inherited */
-		_exit(0);
-	}
-	if (id && (hwpmc_attach(fd, id, pid) || hwpmc_start(fd, id)))
-		return -2;
-	a = hwpmc_loc_irqs(1);
-	a0 = hwpmc_loc_irqs(0);
-	if (write(go, "g", 1) != 1)
-		return -3;
-	if (waitpid(pid, &status, 0) != pid)
-		return -4;
-	b = hwpmc_loc_irqs(1);
-	b0 = hwpmc_loc_irqs(0);
-	close(go);
-	if (id)
-		hwpmc_stop(fd, id);
-	*cpu0 = b0 - a0;
-	return a < 0 || b < 0 ? -5 : b - a;
+	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < LOOP_NS)
+		clocksample_loop(1000000);
 }
 
 static int idle_cpu(struct hwpmc_child *me, void *arg)
@@ -350,8 +321,9 @@ static int idle_cpu(struct hwpmc_child *me, void *arg)
 	if (hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
 			0, PMC_CPU_ANY, PERIOD, &id))
 		return 12;
-	base = cpu1_irqs(fd, 0, &base0);
-	with = cpu1_irqs(fd, id, &with0);
+	/* CPU 1's timer interrupts, the target sampled or not; CPU 0's. */
+	base = hwpmc_cpu1_irqs_during(fd, 0, burn_loop, &base0);
+	with = hwpmc_cpu1_irqs_during(fd, id, burn_loop, &with0);
 	if (hwpmc_send_u64(me, base) || hwpmc_send_u64(me, with) ||
 	    hwpmc_send_u64(me, base0) || hwpmc_send_u64(me, with0))
 		return 13;

@@ -614,6 +614,49 @@ static inline pid_t hwpmc_fork_gated_job(int *go, int res[2], int rel[2],
 	return pid;
 }
 
+/*
+ * The local timer interrupts of CPU 1 while a gated child runs @work() and
+ * exits, with PMC @id of @fd attached to it and started (0: none; stopped
+ * after); CPU 0's in *@cpu0 unless NULL.  Negative: a step failed (-1
+ * fork, -2 attach, -3 start, -4 release, -5 wait, -6 no LOC line).
+ */
+static inline long long hwpmc_cpu1_irqs_during(int fd, __u32 id,
+					       void (*work)(void),
+					       long long *cpu0)
+{
+	long long a, b, a0 = 0, b0 = 0;
+	int go, status;
+	pid_t pid;
+
+	pid = hwpmc_fork_gated(&go);
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		work();
+		_exit(0);
+	}
+	if (id && hwpmc_attach(fd, id, pid))
+		return -2;
+	if (id && hwpmc_start(fd, id))
+		return -3;
+	a = hwpmc_loc_irqs(1);
+	if (cpu0)
+		a0 = hwpmc_loc_irqs(0);
+	if (write(go, "g", 1) != 1)
+		return -4;
+	if (waitpid(pid, &status, 0) != pid)
+		return -5;
+	b = hwpmc_loc_irqs(1);
+	if (cpu0)
+		b0 = hwpmc_loc_irqs(0);
+	close(go);
+	if (id)
+		hwpmc_stop(fd, id);
+	if (cpu0)
+		*cpu0 = b0 - a0;
+	return a < 0 || b < 0 ? -6 : b - a;
+}
+
 /* --- x86 hardware classes (hwmodel_test, hwreal_test) --- */
 #include <setjmp.h>
 

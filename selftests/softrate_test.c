@@ -146,34 +146,10 @@ TEST(soft_period_max)
 	unlink(LOGPATH);
 }
 
-/* The LOC interrupts of CPU 1 in 2 s while CPU 0 runs @fn (or sleeps). */
-static long long cpu1_irqs_over_2s(int fd, __u32 id)
+/* The target of idle_cpu_sampler(): 2 s asleep, on CPU 0 (inherited). */
+static void sleep_2s(void)
 {
-	long long a, b;
-	int go, status;
-	pid_t pid;
-
-	pid = hwpmc_fork_gated(&go);
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		usleep(2000000);	/* sleeps on CPU 0 (inherited) */
-		_exit(0);
-	}
-	if (id && hwpmc_attach(fd, id, pid))
-		return -2;
-	if (id && hwpmc_start(fd, id))
-		return -3;
-	a = hwpmc_loc_irqs(1);
-	if (write(go, "g", 1) != 1)
-		return -4;
-	if (waitpid(pid, &status, 0) != pid)
-		return -5;
-	b = hwpmc_loc_irqs(1);
-	close(go);
-	if (id)
-		hwpmc_stop(fd, id);
-	return a < 0 || b < 0 ? -6 : b - a;
+	usleep(2000000);
 }
 
 /*
@@ -194,8 +170,8 @@ static int idle_cpu_sampler(struct hwpmc_child *me, void *arg)
 		return 11;
 	if (alloc_ts(fd, PMC_SOFT_CLOCK_PROF, 10000, &id))
 		return 12;
-	base = cpu1_irqs_over_2s(fd, 0);
-	with = cpu1_irqs_over_2s(fd, id);
+	base = hwpmc_cpu1_irqs_during(fd, 0, sleep_2s, NULL);
+	with = hwpmc_cpu1_irqs_during(fd, id, sleep_2s, NULL);
 	if (hwpmc_send_u64(me, base) || hwpmc_send_u64(me, with))
 		return 13;
 	close(fd);
