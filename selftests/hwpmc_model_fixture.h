@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The "model" fixture of pctr_test and perfmon_test: the test flavor with
- * the PMU model in three layouts (Intel, AMD PerfMonV2, AMD legacy), the
- * test pinned to the last CPU it may run on, the programmable class's
- * first row and rows, and kernel.hwpmc.unprivileged_syspmcs and
- * unprivileged_hw put back as they were.  Each test's FIXTURE_SETUP and
- * FIXTURE_TEARDOWN call model_fixture_setup() and
- * model_fixture_teardown(), then do their own.
+ * The fixtures of pctr_test and perfmon_test (the other interfaces'
+ * device files), declared in the order the harness runs them:
  *
- * Include it where the test's model section starts: the harness runs the
- * fixtures in the order they are declared, and the model tests leave the
- * test flavor loaded for the next (the release module comes back when the
- * binary exits).
+ * "plain": the module vm-run loaded, on a guest without a PMU
+ * (plain_fixture_setup() skips where the device is missing or the
+ * machine has programmable counters).
+ *
+ * "model": the test flavor with the PMU model in three layouts (Intel, AMD
+ * PerfMonV2, AMD legacy), the test pinned to the last CPU it may run on,
+ * the programmable class's first row and rows, and
+ * kernel.hwpmc.unprivileged_syspmcs and unprivileged_hw put back as they
+ * were.  It comes after "plain": the model tests leave the test flavor
+ * loaded for the next (the release module comes back when the binary
+ * exits, hwpmc_model_util.h).
+ *
+ * Each test's FIXTURE_SETUP and FIXTURE_TEARDOWN call the helpers below,
+ * then do their own.
  */
 #ifndef HWPMC_MODEL_FIXTURE_H
 #define HWPMC_MODEL_FIXTURE_H
@@ -21,6 +26,23 @@
 
 #define SYSCTL_SYS	"/proc/sys/kernel/hwpmc/unprivileged_syspmcs"
 #define SYSCTL_HW	"/proc/sys/kernel/hwpmc/unprivileged_hw"
+
+FIXTURE(plain) {
+	int dummy;
+};
+
+/* The plain fixture's setup: the release module, @dev, no counters. */
+static void plain_fixture_setup(struct __test_metadata *_metadata,
+				const char *dev)
+{
+	if (!model_module_loaded() && !geteuid())
+		ASSERT_EQ(0, hwpmc_module_load("", ""));
+	if (access(dev, F_OK))
+		SKIP(return, "%s: %s (module not loaded?)", dev,
+		     strerror(errno));
+	if (model_has_counters())
+		SKIP(return, "this machine has programmable counters: the no-counter paths are the plain guest's");
+}
 
 FIXTURE(model) {
 	int cpu, other;
@@ -49,7 +71,7 @@ FIXTURE_VARIANT_ADD(model, amd_legacy) {
 	.class = PMC_CLASS_K8,
 };
 
-/* The fixture's setup: true when set up, false when the test skips. */
+/* The model fixture's setup: true when set up, false when it skips. */
 static bool model_fixture_setup(struct __test_metadata *_metadata,
 				FIXTURE_DATA(model) *self,
 				const FIXTURE_VARIANT(model) *variant)

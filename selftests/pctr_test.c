@@ -16,7 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
-#include "hwpmc_model_util.h"
+#include "hwpmc_model_fixture.h"
 
 #include <linux/pctr.h>
 
@@ -93,19 +93,9 @@ static int listed(const char *out, int i, unsigned int *fn,
 
 /* --- the plain guest: no counters ----------------------------------------- */
 
-FIXTURE(plain) {
-	int dummy;
-};
-
 FIXTURE_SETUP(plain)
 {
-	if (!model_module_loaded() && !geteuid())
-		ASSERT_EQ(0, hwpmc_module_load("", ""));
-	if (access(PCTR_DEV, F_OK))
-		SKIP(return, "%s: %s (module not loaded?)", PCTR_DEV,
-		     strerror(errno));
-	if (model_has_counters())
-		SKIP(return, "this machine has programmable counters: the no-counter paths are the plain guest's");
+	plain_fixture_setup(_metadata, PCTR_DEV);
 }
 
 FIXTURE_TEARDOWN(plain)
@@ -215,8 +205,6 @@ TEST_F(plain, pctr_command_and_bsd_program)
 }
 
 /* --- the PMU model -------------------------------------------------------- */
-
-#include "hwpmc_model_fixture.h"
 
 FIXTURE_SETUP(model)
 {

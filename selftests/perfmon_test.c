@@ -16,7 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
-#include "hwpmc_model_util.h"
+#include "hwpmc_model_fixture.h"
 
 #include <linux/perfmon.h>
 #include <linux/pctr.h>
@@ -97,19 +97,9 @@ static int run_freebsd_perfmon(const char *args, char *out, size_t len)
 
 /* --- the plain guest: no counters ----------------------------------------- */
 
-FIXTURE(plain) {
-	int dummy;
-};
-
 FIXTURE_SETUP(plain)
 {
-	if (!model_module_loaded() && !geteuid())
-		ASSERT_EQ(0, hwpmc_module_load("", ""));
-	if (access(PM_DEV, F_OK))
-		SKIP(return, "%s: %s (module not loaded?)", PM_DEV,
-		     strerror(errno));
-	if (model_has_counters())
-		SKIP(return, "this machine has programmable counters: the no-counter paths are the plain guest's");
+	plain_fixture_setup(_metadata, PM_DEV);
 }
 
 FIXTURE_TEARDOWN(plain)
@@ -212,8 +202,6 @@ TEST_F(plain, freebsd_sample_program)
 }
 
 /* --- the PMU model -------------------------------------------------------- */
-
-#include "hwpmc_model_fixture.h"
 
 FIXTURE_SETUP(model)
 {
