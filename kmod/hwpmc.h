@@ -391,6 +391,7 @@ void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next);
 int hwpmc_rows_init(void);
 void hwpmc_rows_fini(void);
 void hwpmc_owner_release_all(struct hwpmc_owner *po);
+void hwpmc_owner_kill(struct hwpmc_owner *po);
 int hwpmc_owner_charge(struct hwpmc_owner *po);
 void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);

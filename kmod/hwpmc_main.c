@@ -340,12 +340,7 @@ static void hwpmc_owner_shutdown(struct hwpmc_owner *po)
 	 * At the last close no ioctl runs on the file; after the opener's
 	 * exit one still may (an inherited or passed open): wait for it.
 	 */
-	mutex_lock(&po->lock);
-	mutex_lock(&hwpmc_sx);
-	po->dead = true;
-	hwpmc_owner_release_all(po);
-	mutex_unlock(&hwpmc_sx);
-	mutex_unlock(&po->lock);
+	hwpmc_owner_kill(po);
 	/* Samples and records of the released PMCs are in the log: flush. */
 	hwpmc_log_owner_release(po);
 }

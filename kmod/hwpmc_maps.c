@@ -290,7 +290,7 @@ static void hwpmc_maps_exec_log(struct file *file, u64 base)
 
 	if (current->flags & PF_EXITING)
 		return;
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	buf = __getname();	/* PATH_MAX, from the kernel's names cache */
 	if (!buf) {
 		hwpmc_stat_inc(alloc_failed);
 		return;
@@ -302,7 +302,7 @@ static void hwpmc_maps_exec_log(struct file *file, u64 base)
 		path = buf;
 	}
 	hwpmc_exec_log(current, base, path);
-	kfree(buf);
+	__putname(buf);
 }
 
 /*

@@ -591,6 +591,21 @@ void hwpmc_owner_release_all(struct hwpmc_owner *po)
 	cancel_work_sync(&po->sigio_work);
 }
 
+/*
+ * Owner gone (close of /dev/hwpmc, a kernel owner freed): dead from now on
+ * (no new PMC: ESRCH), everything it had released.  Takes po->lock, then
+ * hwpmc_sx.
+ */
+void hwpmc_owner_kill(struct hwpmc_owner *po)
+{
+	mutex_lock(&po->lock);
+	mutex_lock(&hwpmc_sx);
+	po->dead = true;
+	hwpmc_owner_release_all(po);
+	mutex_unlock(&hwpmc_sx);
+	mutex_unlock(&po->lock);
+}
+
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
 	struct hwpmc_pmc *pm;

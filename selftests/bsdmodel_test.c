@@ -10,44 +10,13 @@
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
-#include "hwpmc_util.h"
+#include "hwpmc_model_util.h"
 
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#define PARAM_MODEL	"/sys/module/hwpmc/parameters/pmu_model"
 #define UNPRIV_HW	"/proc/sys/kernel/hwpmc/unprivileged_hw"
 #define EV_RETIRED	0xc0	/* instructions retired, Intel and AMD */
-
-/* The test flavor with pmu_model=@model (reloaded unless it already is). */
-static int use_model(const char *model)
-{
-	char cur[32] = "", params[64];
-	FILE *f = fopen(PARAM_MODEL, "r");
-	int err;
-
-	if (f) {
-		if (fgets(cur, sizeof(cur), f))
-			cur[strcspn(cur, "\n")] = 0;
-		fclose(f);
-		if (!strcmp(cur, model))
-			return 0;
-	}
-	err = hwpmc_module_unload_wait();
-	if (err && err != ENOENT)
-		return err;
-	snprintf(params, sizeof(params), "pmu_model=%s", model);
-	return hwpmc_module_load("test/", params);
-}
-
-static int restore_release(void)
-{
-	int err = hwpmc_module_unload_wait();
-
-	if (err && err != ENOENT)
-		return err;
-	return hwpmc_module_load("", "");
-}
 
 FIXTURE(model) {
 	int unused;
@@ -63,19 +32,18 @@ FIXTURE_VARIANT_ADD(model, amd) { .model = "amd", .cls = PMC_CLASS_K8 };
 
 FIXTURE_SETUP(model)
 {
-	int err;
+	char why[256] = "";
 
 	if (geteuid())
 		SKIP(return, "needs root: it loads the test flavor of the module");
-	err = use_model(variant->model);
-	ASSERT_EQ(0, err) TH_LOG("loading the test flavor, pmu_model=%s: %s",
-				 variant->model, strerror(err));
+	ASSERT_EQ(0, model_use(variant->model, why, sizeof(why)))
+		TH_LOG("%s", why);
 }
 
 FIXTURE_TEARDOWN(model)
 {
 	if (!geteuid())
-		restore_release();
+		model_restore_release();
 }
 
 static int hw_alloc(int fd, __u32 cls, __u32 mode, __u32 cpu, __u64 config,

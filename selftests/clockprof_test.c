@@ -215,16 +215,9 @@ static int run_job(struct hwpmc_child *me, void *arg)
 		return 12;
 	if (hwpmc_soft_tc(fd, PMC_SOFT_CLOCK_PROF, PMC_F_DESCENDANTS, &id))
 		return 13;
-	pid = hwpmc_fork_gated(&go);
+	pid = hwpmc_fork_gated_job(&go, res, rel, r->job);
 	if (pid < 0)
 		return 14;
-	if (!pid) {
-		close(res[0]);
-		close(rel[1]);
-		_exit(r->job(res[1], rel[0]));
-	}
-	close(res[1]);
-	close(rel[0]);
 	if (hwpmc_attach(fd, id, pid) || hwpmc_start(fd, id))
 		return 15;
 	if (write(go, "g", 1) != 1)

@@ -66,28 +66,22 @@ static int count_child(int out, __u64 ns)
 	return 0;
 }
 
+/* count_child() of *@arg ns, run by hwpmc_child_start(). */
+static int count_child_fn(struct hwpmc_child *me, void *arg)
+{
+	return count_child(me->tx, *(__u64 *)arg);
+}
+
 /* Fork a child that runs count_child(); its two figures in @v. */
 static int run_counter(__u64 ns, __u64 v[2])
 {
-	int p[2], status;
-	pid_t pid;
+	struct hwpmc_child c;
 
-	if (pipe(p))
+	if (hwpmc_child_start(&c, count_child_fn, &ns))
 		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		close(p[0]);
-		_exit(count_child(p[1], ns));
-	}
-	close(p[1]);
-	if (hwpmc_xread(p[0], v, 2 * sizeof(*v)))
+	if (hwpmc_xread(c.rx, v, 2 * sizeof(*v)))
 		v[0] = v[1] = 0;
-	close(p[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return hwpmc_child_wait(&c);
 }
 
 /* The rounds, in a child (as @nobody says).  Exit 0, or the failure. */

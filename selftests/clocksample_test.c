@@ -18,8 +18,6 @@
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -36,6 +34,23 @@ static int become_nobody(void)
 	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
+/*
+ * In a child: uid 65534 if @nobody, /dev/hwpmc open (*@fd) with its log at
+ * @path (64 bytes: /tmp, named after the pid; *@logfd).  0, or the child's
+ * exit code: 10 (still root), 11.
+ */
+static int open_logged(bool nobody, char *path, int *fd, int *logfd)
+{
+	if (nobody && become_nobody())
+		return 10;
+	snprintf(path, 64, "/tmp/hwpmc-clocksample.%d.log", getpid());
+	*logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	*fd = hwpmc_open();
+	if (*logfd < 0 || *fd < 0 || hwpmc_configure_log(*fd, *logfd))
+		return 11;
+	return 0;
+}
+
 /* A pure user-mode loop: @n iterations, no system call, no fault. */
 __attribute__((noinline)) void clocksample_loop(unsigned long n)
 {
@@ -43,20 +58,6 @@ __attribute__((noinline)) void clocksample_loop(unsigned long n)
 
 	while (n--)
 		spin++;
-}
-
-/* Does @pc lie inside clocksample_loop() (its size from .dynsym)? */
-static int in_loop(__u64 pc)
-{
-	const ElfW(Sym) *sym = NULL;
-	void *fn = (void *)clocksample_loop;
-	Dl_info info;
-
-	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-	    info.dli_saddr != fn || !sym->st_size)
-		return 0;
-	return pc >= (__u64)(uintptr_t)fn &&
-	       pc < (__u64)(uintptr_t)fn + sym->st_size;
 }
 
 /* A thread on CPU @arg looping until it had LOOP_NS of CPU time. */
@@ -114,7 +115,8 @@ static int tally_fn(const struct pmclog_header *h, void *arg)
 	t->n++;
 	if (cc->pl_flags & PMCLOG_CC_F_USER)
 		t->user++;
-	if (cc->pl_npc && !cc->pl_nkernel && in_loop(cc->pl_pc[0]))
+	if (cc->pl_npc && !cc->pl_nkernel &&
+	    hwpmc_pc_in_fn(cc->pl_pc[0], (void *)clocksample_loop))
 		t->in_loop++;
 	if (cc->pl_nkernel && t->nkpc < NKPC)
 		t->kpc[t->nkpc++] = cc->pl_pc[0];
@@ -174,7 +176,7 @@ static void report_kernel(struct tally *t)
 static int record(struct hwpmc_child *me, void *arg)
 {
 	bool nobody = *(bool *)arg;
-	int fd, logfd, go, res[2], rel[2], status;
+	int fd, logfd, go, res[2], rel[2], status, rc;
 	char path[64];
 	static struct tally t;
 	__u64 cpu_ns = 0, counted = 0;
@@ -184,29 +186,18 @@ static int record(struct hwpmc_child *me, void *arg)
 	char *buf;
 	pid_t pid;
 
-	if (nobody && become_nobody())
-		return 10;
-	snprintf(path, sizeof(path), "/tmp/hwpmc-clocksample.%d.log", getpid());
-	logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	fd = hwpmc_open();
-	if (logfd < 0 || fd < 0 || hwpmc_configure_log(fd, logfd))
-		return 11;
+	rc = open_logged(nobody, path, &fd, &logfd);
+	if (rc)
+		return rc;
 	if (hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
 			PMC_F_CALLCHAIN, PMC_CPU_ANY, PERIOD, &t.id) ||
 	    hwpmc_soft_tc(fd, PMC_SOFT_CLOCK_PROF, 0, &cid))
 		return 12;
 	if (pipe(res) || pipe(rel))
 		return 13;
-	pid = hwpmc_fork_gated(&go);
+	pid = hwpmc_fork_gated_job(&go, res, rel, job);
 	if (pid < 0)
 		return 14;
-	if (!pid) {
-		close(res[0]);
-		close(rel[1]);
-		_exit(job(res[1], rel[0]));
-	}
-	close(res[1]);
-	close(rel[0]);
 	if (hwpmc_attach(fd, t.id, pid) || hwpmc_attach(fd, cid, pid) ||
 	    hwpmc_start(fd, cid) || hwpmc_start(fd, t.id))
 		return 15;
@@ -308,72 +299,11 @@ TEST_F_TIMEOUT(clk, user_loops_at_10khz, 600)
 		     short_of_goal);
 }
 
-/* CPU @cpu's local timer interrupts (/proc/interrupts LOC), or -1. */
-static long long loc_irqs(int cpu)
+/* The target of idle_cpu(): LOOP_NS of CPU time, on CPU 0 (inherited). */
+static void burn_loop(void)
 {
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[4096];
-	long long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		int i;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		for (i = 0; i <= cpu; i++) {
-			v = strtoll(p, &end, 10);
-			if (end == p) {
-				v = -1;
-				break;
-			}
-			p = end;
-		}
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
-/*
- * CPU 1's timer interrupts while a target on CPU 0 burns LOOP_NS of CPU
- * time, sampled (@id) or not (0); CPU 0's in *cpu0.  Negative: a step
- * failed.
- */
-static long long cpu1_irqs(int fd, __u32 id, long long *cpu0)
-{
-	long long a, b, a0, b0;
-	int go, status;
-	pid_t pid;
-
-	pid = hwpmc_fork_gated(&go);
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < LOOP_NS)
-			clocksample_loop(1000000);	/* CPU 0, inherited */
-		_exit(0);
-	}
-	if (id && (hwpmc_attach(fd, id, pid) || hwpmc_start(fd, id)))
-		return -2;
-	a = loc_irqs(1);
-	a0 = loc_irqs(0);
-	if (write(go, "g", 1) != 1)
-		return -3;
-	if (waitpid(pid, &status, 0) != pid)
-		return -4;
-	b = loc_irqs(1);
-	b0 = loc_irqs(0);
-	close(go);
-	if (id)
-		hwpmc_stop(fd, id);
-	*cpu0 = b0 - a0;
-	return a < 0 || b < 0 ? -5 : b - a;
+	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < LOOP_NS)
+		clocksample_loop(1000000);
 }
 
 static int idle_cpu(struct hwpmc_child *me, void *arg)
@@ -381,22 +311,19 @@ static int idle_cpu(struct hwpmc_child *me, void *arg)
 	bool nobody = *(bool *)arg;
 	long long base, with, base0, with0;
 	char path[64];
-	int fd, logfd;
+	int fd, logfd, rc;
 	__u32 id;
 
-	if (nobody && become_nobody())
-		return 10;
-	snprintf(path, sizeof(path), "/tmp/hwpmc-clocksample.%d.log", getpid());
-	logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	fd = hwpmc_open();
-	if (logfd < 0 || fd < 0 || hwpmc_configure_log(fd, logfd))
-		return 11;
+	rc = open_logged(nobody, path, &fd, &logfd);
+	if (rc)
+		return rc;
 	unlink(path);
 	if (hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
 			0, PMC_CPU_ANY, PERIOD, &id))
 		return 12;
-	base = cpu1_irqs(fd, 0, &base0);
-	with = cpu1_irqs(fd, id, &with0);
+	/* CPU 1's timer interrupts, the target sampled or not; CPU 0's. */
+	base = hwpmc_cpu1_irqs_during(fd, 0, burn_loop, &base0);
+	with = hwpmc_cpu1_irqs_during(fd, id, burn_loop, &with0);
 	if (hwpmc_send_u64(me, base) || hwpmc_send_u64(me, with) ||
 	    hwpmc_send_u64(me, base0) || hwpmc_send_u64(me, with0))
 		return 13;

@@ -52,14 +52,13 @@
 
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
+#include "hwpmc_model_util.h"
 
 #include <grp.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 
-#define MODEL_DIR	"/sys/kernel/debug/hwpmc-model"
-#define PARAM_MODEL	"/sys/module/hwpmc/parameters/pmu_model"
 #define EV_INSTR	0xc0	/* instructions retired, both vendors */
 #define WIDTH		48
 #define MASK48		((1ULL << WIDTH) - 1)
@@ -85,158 +84,21 @@
 #define SYSCTL_UNPRIV_HW "/proc/sys/kernel/hwpmc/unprivileged_hw"
 #define SYSCTL_MIN_PERIOD "/proc/sys/kernel/hwpmc/min_hw_period"
 
-/* --- the module ---------------------------------------------------------- */
+/*
+ * --- the module and the model --------------------------------------------
+ * hwpmc_model_util.h loads the test flavor (model_use()), puts the release
+ * module back (model_restore_release(), and at exit), advances the
+ * counters (model_advance(), ADV() below) and reads the registers
+ * (model_get(), model_reg(), mget() below).
+ */
 
-static inline int module_loaded(void)
-{
-	return !access("/sys/module/hwpmc", F_OK);
-}
-
-/* The pmu_model parameter of the loaded module: 0, or ENOENT (release). */
-static inline int loaded_model(char *buf, size_t len)
-{
-	FILE *f = fopen(PARAM_MODEL, "r");
-
-	if (!f)
-		return ENOENT;
-	if (!fgets(buf, len, f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-/* The test flavor with pmu_model=@model, loaded unless it already is. */
-static inline int use_model(const char *model, char *why, size_t len)
-{
-	char cur[32], params[64];
-	int err;
-
-	if (!loaded_model(cur, sizeof(cur)) && !strcmp(cur, model) &&
-	    !access(MODEL_DIR "/advance", W_OK))
-		return 0;
-	err = hwpmc_module_unload_wait();
-	if (err && err != ENOENT) {
-		snprintf(why, len, "unloading hwpmc: %s (is /dev/hwpmc open?)",
-			 strerror(err));
-		return err;
-	}
-	snprintf(params, sizeof(params), "pmu_model=%s", model);
-	err = hwpmc_module_load("test/", params);
-	if (err) {
-		snprintf(why, len, "loading test/hwpmc.ko %s: %s", params,
-			 strerror(err));
-		return err;
-	}
-	if (access(MODEL_DIR "/advance", W_OK)) {
-		err = errno;
-		snprintf(why, len, "%s/advance: %s", MODEL_DIR, strerror(err));
-		return err;
-	}
-	return 0;
-}
-
-/* The release module with default parameters, as vm-run loaded it. */
-static inline int restore_release(void)
-{
-	char cur[32];
-	int err;
-
-	if (module_loaded() && loaded_model(cur, sizeof(cur)) == ENOENT)
-		return 0;
-	err = hwpmc_module_unload_wait();
-	if (err && err != ENOENT)
-		return err;
-	return hwpmc_module_load("", "");
-}
-
-static pid_t main_pid;
-
-static void __attribute__((constructor)) remember_main(void)
-{
-	main_pid = getpid();
-}
-
-/* Safety net: never leave the test flavor behind (e.g. a filtered run). */
-static void __attribute__((destructor)) leave_release_loaded(void)
-{
-	char cur[32];
-
-	if (getpid() == main_pid && !loaded_model(cur, sizeof(cur)))
-		restore_release();
-}
-
-/* --- the model ----------------------------------------------------------- */
-
-/* Advance this CPU's counters: "N", "usr N" or "os N". */
-static inline int __attribute__((format(printf, 1, 2)))
-adv(const char *fmt, ...)
-{
-	char buf[64];
-	va_list ap;
-	int fd, err = 0;
-	ssize_t n;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(MODEL_DIR "/advance", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	n = write(fd, buf, strlen(buf));
-	if (n != (ssize_t)strlen(buf))
-		err = n < 0 ? errno : EIO;
-	close(fd);
-	return err;
-}
-
-/* One value of the model's state file: @key ("ctr0", "nmis_sent") of @cpu. */
-static inline int model_get(int cpu, const char *key, __u64 *val)
-{
-	static char buf[65536];
-	char want[32], *line, *save = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int fd, in = 0;
-
-	fd = open(MODEL_DIR "/state", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = 0;
-	snprintf(want, sizeof(want), "cpu %d", cpu);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		size_t k = strlen(key);
-
-		if (!strncmp(line, "cpu ", 4)) {
-			in = !strcmp(line, want);
-			continue;
-		}
-		if (in && !strncmp(line, key, k) && line[k] == ' ') {
-			*val = strtoull(line + k + 1, NULL, 0);
-			return 0;
-		}
-	}
-	return ENOENT;
-}
-
+/* @key ("ctr0", "nmis_sent") of @cpu, ~0 if absent. */
 static inline __u64 mget(int cpu, const char *key)
 {
 	__u64 v = ~0ULL;
 
 	model_get(cpu, key, &v);
 	return v;
-}
-
-static inline __u64 mgetf(int cpu, const char *fmt, int i)
-{
-	char key[32];
-
-	snprintf(key, sizeof(key), fmt, i);
-	return mget(cpu, key);
 }
 
 /*
@@ -482,7 +344,7 @@ FIXTURE_SETUP(hw)
 	self->fd = -1;
 	if (geteuid())
 		SKIP(return, "needs root: it loads the test flavor of the module");
-	ASSERT_EQ(0, use_model(variant->model, why, sizeof(why)))
+	ASSERT_EQ(0, model_use(variant->model, why, sizeof(why)))
 		TH_LOG("%s", why);
 	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
 	self->cpu = self->other = -1;
@@ -534,7 +396,7 @@ FIXTURE_TEARDOWN(hw)
 		close(fd);
 }
 
-#define ADV(...) ASSERT_EQ(0, adv(__VA_ARGS__))
+#define ADV(...) ASSERT_EQ(0, model_advance(__VA_ARGS__))
 
 static inline __u64 rd(struct __test_metadata *_metadata, int fd, __u32 id)
 {
@@ -604,9 +466,10 @@ static inline int adv_worker(struct hwpmc_child *c, void *arg)
 			return 0;
 		if (hwpmc_recv_u64(c, &os))
 			return 1;
-		err = adv("usr %llu", (unsigned long long)usr);
+		err = model_advance("usr %llu", (unsigned long long)usr);
 		if (!err && os)
-			err = adv("os %llu", (unsigned long long)os);
+			err = model_advance("os %llu",
+					    (unsigned long long)os);
 		if (hwpmc_send_u64(c, err))
 			return 1;
 	}

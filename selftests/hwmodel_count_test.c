@@ -255,7 +255,7 @@ TEST_F_TIMEOUT(hw, event_select_bits, 120)
 
 static void *adv_thread(void *arg)
 {
-	return (void *)(long)adv("%s", (const char *)arg);
+	return (void *)(long)model_advance("%s", (const char *)arg);
 }
 
 /*
@@ -295,7 +295,7 @@ TEST_F_TIMEOUT(hw, process_counts_exact, 120)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(adv("500") || adv("os 500"));
+		_exit(model_advance("500") || model_advance("os 500"));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, status);
 
@@ -361,7 +361,7 @@ TEST_F_TIMEOUT(hw, fixed_counters_by_event, 120)
 	ADV("os 5");
 	ADV("usr 20");
 	for (ev = 0; ev < 3; ev++) {
-		EXPECT_EQ(START + 120, mgetf(self->cpu, "fixed%d", ev));
+		EXPECT_EQ(START + 120, model_reg(self->cpu, "fixed%d", ev));
 		EXPECT_EQ(120, rd(_metadata, self->fd, id[ev]));
 	}
 	/* Stopping one clears its nibble only. */
@@ -434,6 +434,43 @@ TEST_F_TIMEOUT(hw, pmcrw_write_then_count, 120)
 }
 
 /*
+ * Started on this CPU: a system-scope counting PMC of instructions with
+ * @config on the programmable class (*@sc) and, on a layout with fixed
+ * counters, one on the fixed class (*@fx, left alone otherwise).
+ */
+static void start_sc_pair(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(hw) *self,
+			  const FIXTURE_VARIANT(hw) *variant, __u64 config,
+			  __u32 *sc, __u32 *fx)
+{
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR,
+				     config, PMC_MODE_SC, 0, self->cpu, 0, sc));
+	ASSERT_EQ(0, hwpmc_start(self->fd, *sc));
+	if (variant->nfixed) {
+		ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 0, 0,
+					     PMC_MODE_SC, 0, self->cpu, 0, fx));
+		ASSERT_EQ(0, hwpmc_start(self->fd, *fx));
+	}
+}
+
+/*
+ * start_sc_pair()'s PMCs (@fx 0: none) released; a started process-scope
+ * counting PMC of instructions, on this process, in *@tc.
+ */
+static void sc_pair_to_tc(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(hw) *self,
+			  const FIXTURE_VARIANT(hw) *variant, __u32 sc, __u32 fx,
+			  __u32 *tc)
+{
+	ASSERT_EQ(0, hwpmc_release(self->fd, sc));
+	if (fx)
+		ASSERT_EQ(0, hwpmc_release(self->fd, fx));
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, tc));
+	ASSERT_EQ(0, hwpmc_start(self->fd, *tc));
+}
+
+/*
  * Width wrap-around.  A counting PMC's counter starts at minus the longest
  * period (START) and overflows after 2^47 - 1 events; the PMI puts the
  * count aside and sets the counter back to START.  Counts stay exact
@@ -447,16 +484,7 @@ TEST_F_TIMEOUT(hw, width_wrap_around, 120)
 	const __u64 P = variant->max_period;
 	__u64 before;
 
-	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR,
-				     PMC_X86_CONFIG_USR, PMC_MODE_SC, 0,
-				     self->cpu, 0, &sc));
-	ASSERT_EQ(0, hwpmc_start(self->fd, sc));
-	if (variant->nfixed) {
-		ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 0, 0,
-					     PMC_MODE_SC, 0, self->cpu, 0,
-					     &fx));
-		ASSERT_EQ(0, hwpmc_start(self->fd, fx));
-	}
+	start_sc_pair(_metadata, self, variant, PMC_X86_CONFIG_USR, &sc, &fx);
 	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &d0));
 	EXPECT_EQ(START, mget(self->cpu, "ctr0"));
 	ADV("%llu", P - 1);
@@ -487,14 +515,9 @@ TEST_F_TIMEOUT(hw, width_wrap_around, 120)
 	EXPECT_EQ(2 * P + 10, rd(_metadata, self->fd, sc));
 	if (fx)
 		EXPECT_EQ(3 * P + 10, rd(_metadata, self->fd, fx));
-	ASSERT_EQ(0, hwpmc_release(self->fd, sc));
-	if (fx)
-		ASSERT_EQ(0, hwpmc_release(self->fd, fx));
 
 	/* Process scope: the same, switched out and in meanwhile or not. */
-	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
-				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &tc));
-	ASSERT_EQ(0, hwpmc_start(self->fd, tc));
+	sc_pair_to_tc(_metadata, self, variant, sc, fx, &tc);
 	before = rd(_metadata, self->fd, tc);
 	ADV("%llu", HALF);
 	ADV("%llu", HALF);
@@ -516,15 +539,7 @@ TEST_F_TIMEOUT(hw, counting_wraps_unread, 120)
 	__u32 sc, fx = 0, tc;
 	int i;
 
-	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
-				     PMC_MODE_SC, 0, self->cpu, 0, &sc));
-	ASSERT_EQ(0, hwpmc_start(self->fd, sc));
-	if (variant->nfixed) {
-		ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, PMC_CLASS_IAF, 0, 0,
-					     PMC_MODE_SC, 0, self->cpu, 0,
-					     &fx));
-		ASSERT_EQ(0, hwpmc_start(self->fd, fx));
-	}
+	start_sc_pair(_metadata, self, variant, 0, &sc, &fx);
 	ASSERT_EQ(0, hwpmc_driverstats(self->fd, &before));
 	for (i = 0; i < steps; i++)
 		ADV("%llu", HALF);
@@ -537,14 +552,9 @@ TEST_F_TIMEOUT(hw, counting_wraps_unread, 120)
 	EXPECT_EQ(0, after.pm_intr_ignored - before.pm_intr_ignored);
 	if (variant->global)
 		EXPECT_EQ(0, mget(self->cpu, "global_status"));
-	ASSERT_EQ(0, hwpmc_release(self->fd, sc));
-	if (fx)
-		ASSERT_EQ(0, hwpmc_release(self->fd, fx));
 
 	/* Process scope, on this process: the same, however it switches. */
-	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
-				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &tc));
-	ASSERT_EQ(0, hwpmc_start(self->fd, tc));
+	sc_pair_to_tc(_metadata, self, variant, sc, fx, &tc);
 	for (i = 0; i < steps; i++)
 		ADV("%llu", HALF);
 	EXPECT_EQ(steps * HALF, rd(_metadata, self->fd, tc));

@@ -94,9 +94,9 @@ TEST_F_TIMEOUT(restore, release_module_back, 120)
 	int fd;
 
 	/* From the test flavor (loaded here, whatever ran before). */
-	ASSERT_EQ(0, use_model("intel", why, sizeof(why))) TH_LOG("%s", why);
-	ASSERT_EQ(0, restore_release());
-	EXPECT_EQ(ENOENT, loaded_model(cur, sizeof(cur)));
+	ASSERT_EQ(0, model_use("intel", why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, model_restore_release());
+	EXPECT_EQ(ENOENT, model_loaded(cur, sizeof(cur)));
 	EXPECT_NE(0, access(MODEL_DIR, F_OK));
 	EXPECT_EQ(256, hwpmc_sysctl_get("/sys/module/hwpmc/parameters/nsamples"));
 	fd = hwpmc_open();

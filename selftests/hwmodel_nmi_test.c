@@ -25,7 +25,7 @@ TEST_F_TIMEOUT(hw, stale_overflow_status, 120)
 	ASSERT_EQ(0, configure_log(self->fd, self->log));
 	if (!variant->global) {
 		/* No status to go stale: the model has no STATUS_SET. */
-		EXPECT_EQ(EIO, adv("status 0x1"));
+		EXPECT_EQ(EIO, model_advance("status 0x1"));
 		return;
 	}
 	ADV("status 0x1");

@@ -84,6 +84,25 @@ TEST_F_TIMEOUT(hw, anythread_needs_privilege, 120)
 	EXPECT_EQ(0, hwpmc_sysctl_set(SYSCTL_UNPRIV_HW, 0));
 }
 
+struct alloc_req {
+	int fd;
+	struct pmc_op_pmcallocate *a;
+	int keep;
+};
+
+/* alloc_req_as_nobody()'s child, run by hwpmc_as_nobody(). */
+static int alloc_req_fn(void *arg)
+{
+	const struct alloc_req *r = arg;
+	int err = hwpmc_ioctl_err(r->fd, HWPMC_IOC_PMCALLOCATE, r->a);
+
+	if (err || r->a->pm_pmcid >= 100)
+		return err ? err : 254;
+	if (!r->keep)
+		return hwpmc_release(r->fd, r->a->pm_pmcid);
+	return 100 + r->a->pm_pmcid;
+}
+
 /*
  * In a child that became "nobody": PMCALLOCATE @a on @fd (the test's own
  * open, inherited: the caller's credentials decide).  Returns the errno,
@@ -91,27 +110,9 @@ TEST_F_TIMEOUT(hw, anythread_needs_privilege, 120)
  */
 static int alloc_req_as_nobody(int fd, struct pmc_op_pmcallocate *a, int keep)
 {
-	int status;
-	pid_t pid = fork();
+	struct alloc_req r = { .fd = fd, .a = a, .keep = keep };
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		int err;
-
-		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
-			_exit(255);
-		err = hwpmc_ioctl_err(fd, HWPMC_IOC_PMCALLOCATE, a);
-		if (err || a->pm_pmcid >= 100)
-			_exit(err ? err : 254);
-		if (!keep)
-			_exit(hwpmc_release(fd, a->pm_pmcid));
-		_exit(100 + a->pm_pmcid);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return hwpmc_as_nobody(alloc_req_fn, &r);
 }
 
 /*

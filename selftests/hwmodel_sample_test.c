@@ -130,9 +130,9 @@ TEST_F_TIMEOUT(hw, simultaneous_overflows, 120)
 	if (variant->global)
 		EXPECT_EQ(0, mget(self->cpu, "global_status"));
 	for (i = 0; i < variant->ngp; i++)
-		EXPECT_EQ(-100ULL & MASK48, mgetf(self->cpu, "ctr%d", i));
+		EXPECT_EQ(-100ULL & MASK48, model_reg(self->cpu, "ctr%d", i));
 	for (i = 0; i < variant->nfixed; i++)
-		EXPECT_EQ(-100ULL & MASK48, mgetf(self->cpu, "fixed%d", i));
+		EXPECT_EQ(-100ULL & MASK48, model_reg(self->cpu, "fixed%d", i));
 	ADV("100");
 	EXPECT_EQ(2, mget(self->cpu, "nmis_sent") - sent0);
 	for (i = 0; i < n; i++)
@@ -276,7 +276,8 @@ TEST_F_TIMEOUT(hw, process_sampling, 120)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(adv("1000") || adv("1000") || adv("os 1000"));
+		_exit(model_advance("1000") || model_advance("1000") ||
+		      model_advance("os 1000"));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, status);
 	ADV("199");				/* fx: 1 */

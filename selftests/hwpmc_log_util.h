@@ -5,7 +5,25 @@
 
 #include "hwpmc_util.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
+
+/*
+ * Does @pc lie inside function @fn?  Its size comes from the symbol table
+ * (the test is linked with -rdynamic, so the symbols are in .dynsym).
+ */
+static inline int hwpmc_pc_in_fn(__u64 pc, void *fn)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+	    info.dli_saddr != fn || !sym->st_size)
+		return 0;
+	return pc >= (__u64)(uintptr_t)fn &&
+	       pc < (__u64)(uintptr_t)fn + sym->st_size;
+}
 
 static inline int hwpmc_configure_log(int fd, int logfd)
 {

@@ -243,12 +243,45 @@ static inline long long hwpmc_proc_ctxt_switches(const char *statuspath)
 	return found == 2 ? sum : -1;
 }
 
+/* CPU @cpu's local timer interrupts (/proc/interrupts LOC), or -1. */
+static inline long long hwpmc_loc_irqs(int cpu)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096];
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		int i;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		for (i = 0; i <= cpu; i++) {
+			v = strtoll(p, &end, 10);
+			if (end == p) {
+				v = -1;
+				break;
+			}
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
 /* --- process, thread and measurement helpers (proc/security/stress) --- */
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 
 /* Write or read exactly @len bytes; 0, the errno, or EPIPE at end of file. */
 static inline int hwpmc_xwrite(int fd, const void *buf, size_t len)
@@ -534,6 +567,94 @@ static inline pid_t hwpmc_fork_gated(int *go)
 	close(p[0]);
 	*go = p[1];
 	return pid;
+}
+
+/*
+ * Run @fn(@arg) in a child as uid/gid 65534 ("nobody", no capabilities):
+ * its return value (0..255), or -1 if the child did not exit normally.
+ */
+static inline int hwpmc_as_nobody(int (*fn)(void *), void *arg)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(255);
+		_exit(fn(arg) & 0xff);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * hwpmc_fork_gated() a child that runs @job(@res[1], @rel[0]) and
+ * _exit()s with its value: a job that reports on the pipe @res and waits
+ * on @rel.  The parent keeps @res[0] and @rel[1].  The pid in the parent,
+ * -1 on error.
+ */
+static inline pid_t hwpmc_fork_gated_job(int *go, int res[2], int rel[2],
+					 int (*job)(int out, int in))
+{
+	pid_t pid = hwpmc_fork_gated(go);
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(res[0]);
+		close(rel[1]);
+		_exit(job(res[1], rel[0]));
+	}
+	close(res[1]);
+	close(rel[0]);
+	return pid;
+}
+
+/*
+ * The local timer interrupts of CPU 1 while a gated child runs @work() and
+ * exits, with PMC @id of @fd attached to it and started (0: none; stopped
+ * after); CPU 0's in *@cpu0 unless NULL.  Negative: a step failed (-1
+ * fork, -2 attach, -3 start, -4 release, -5 wait, -6 no LOC line).
+ */
+static inline long long hwpmc_cpu1_irqs_during(int fd, __u32 id,
+					       void (*work)(void),
+					       long long *cpu0)
+{
+	long long a, b, a0 = 0, b0 = 0;
+	int go, status;
+	pid_t pid;
+
+	pid = hwpmc_fork_gated(&go);
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		work();
+		_exit(0);
+	}
+	if (id && hwpmc_attach(fd, id, pid))
+		return -2;
+	if (id && hwpmc_start(fd, id))
+		return -3;
+	a = hwpmc_loc_irqs(1);
+	if (cpu0)
+		a0 = hwpmc_loc_irqs(0);
+	if (write(go, "g", 1) != 1)
+		return -4;
+	if (waitpid(pid, &status, 0) != pid)
+		return -5;
+	b = hwpmc_loc_irqs(1);
+	if (cpu0)
+		b0 = hwpmc_loc_irqs(0);
+	close(go);
+	if (id)
+		hwpmc_stop(fd, id);
+	if (cpu0)
+		*cpu0 = b0 - a0;
+	return a < 0 || b < 0 ? -6 : b - a;
 }
 
 /* --- x86 hardware classes (hwmodel_test, hwreal_test) --- */

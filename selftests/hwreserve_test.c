@@ -115,25 +115,26 @@ TEST_F(model, held_counters_are_ebusy_and_unavailable)
 	EXPECT_EQ(0, hold(1));
 }
 
+struct hw_req {
+	int fd;
+	__u32 class;
+};
+
+/* alloc_hw() on @arg's fd (kept), run by hwpmc_as_nobody(): its errno. */
+static int alloc_hw_fn(void *arg)
+{
+	const struct hw_req *r = arg;
+	__u32 id;
+
+	return alloc_hw(r->fd, r->class, &id);
+}
+
 /* In a child that became uid 65534: alloc_hw() on @fd (kept); its errno. */
 static int alloc_hw_as_nobody(int fd, __u32 class)
 {
-	int status;
-	pid_t pid = fork();
+	struct hw_req r = { .fd = fd, .class = class };
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		__u32 id;
-
-		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
-			_exit(255);
-		_exit(alloc_hw(fd, class, &id));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return hwpmc_as_nobody(alloc_hw_fn, &r);
 }
 
 /*

@@ -16,14 +16,12 @@
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
-#include "hwpmc_model_util.h"
+#include "hwpmc_model_fixture.h"
 
 #include <linux/pctr.h>
 
 #define PCTR_DEV	"/dev/pctr"
 #define EV_INSTR	0xc0	/* instructions retired, both vendors */
-#define SYSCTL_SYS	"/proc/sys/kernel/hwpmc/unprivileged_syspmcs"
-#define SYSCTL_HW	"/proc/sys/kernel/hwpmc/unprivileged_hw"
 #define FN_USER		(EV_INSTR | PCTR_U | PCTR_EN)
 #define FN_KERNEL	(EV_INSTR | PCTR_K | PCTR_EN)
 
@@ -51,22 +49,6 @@ static void pctr_clear_all(void)
 		pctr_set(fd, i, 0);
 	if (fd >= 0)
 		close(fd);
-}
-
-static pid_t main_pid;
-
-static void __attribute__((constructor)) remember_main(void)
-{
-	main_pid = getpid();
-}
-
-/* Never leave the test flavor behind. */
-static void __attribute__((destructor)) leave_release_loaded(void)
-{
-	char cur[32];
-
-	if (getpid() == main_pid && !model_loaded(cur, sizeof(cur)))
-		model_restore_release();
 }
 
 /*
@@ -111,32 +93,9 @@ static int listed(const char *out, int i, unsigned int *fn,
 
 /* --- the plain guest: no counters ----------------------------------------- */
 
-/* Does the loaded module have a programmable class (IAP or K8)? */
-static int has_counters(void)
-{
-	int fd = hwpmc_open(), n;
-
-	if (fd < 0)
-		return -1;
-	n = hwpmc_class_firstrow(fd, PMC_CLASS_IAP, NULL) >= 0 ||
-	    hwpmc_class_firstrow(fd, PMC_CLASS_K8, NULL) >= 0;
-	close(fd);
-	return n;
-}
-
-FIXTURE(plain) {
-	int dummy;
-};
-
 FIXTURE_SETUP(plain)
 {
-	if (!model_module_loaded() && !geteuid())
-		ASSERT_EQ(0, hwpmc_module_load("", ""));
-	if (access(PCTR_DEV, F_OK))
-		SKIP(return, "%s: %s (module not loaded?)", PCTR_DEV,
-		     strerror(errno));
-	if (has_counters())
-		SKIP(return, "this machine has programmable counters: the no-counter paths are the plain guest's");
+	plain_fixture_setup(_metadata, PCTR_DEV);
 }
 
 FIXTURE_TEARDOWN(plain)
@@ -166,7 +125,7 @@ TEST_F(plain, tsc_always_readable)
 {
 	EXPECT_EQ(0, tsc_reads(NULL));
 	if (!geteuid())
-		EXPECT_EQ(0, model_as_nobody(tsc_reads, NULL));
+		EXPECT_EQ(0, hwpmc_as_nobody(tsc_reads, NULL));
 }
 
 /* What PCIOCSx gives nobody: ENODEV first, whatever the descriptor. */
@@ -195,7 +154,7 @@ TEST_F(plain, set_without_counters_enodev)
 {
 	EXPECT_EQ(0, set_enodev(NULL));
 	if (!geteuid())
-		EXPECT_EQ(0, model_as_nobody(set_enodev, NULL));
+		EXPECT_EQ(0, hwpmc_as_nobody(set_enodev, NULL));
 }
 
 /* Not pctr's ioctl: ENOTTY; a bad pointer: EFAULT. */
@@ -247,64 +206,16 @@ TEST_F(plain, pctr_command_and_bsd_program)
 
 /* --- the PMU model -------------------------------------------------------- */
 
-FIXTURE(model) {
-	int cpu, other;
-	__u32 first;		/* first row of the programmable class */
-	__u32 nrows;
-	long sys, hw;		/* the sysctls before the test */
-};
-
-FIXTURE_VARIANT(model) {
-	const char *model;
-	__u32 class;
-};
-
-FIXTURE_VARIANT_ADD(model, intel) {
-	.model = "intel",
-	.class = PMC_CLASS_IAP,
-};
-
-FIXTURE_VARIANT_ADD(model, amd) {
-	.model = "amd",
-	.class = PMC_CLASS_K8,
-};
-
-FIXTURE_VARIANT_ADD(model, amd_legacy) {
-	.model = "amd-legacy",
-	.class = PMC_CLASS_K8,
-};
-
 FIXTURE_SETUP(model)
 {
-	char why[256] = "";
-	int fd, first;
-
-	self->sys = self->hw = -1;
-	if (geteuid())
-		SKIP(return, "needs root: it loads the test flavor of the module");
-	ASSERT_EQ(0, model_use(variant->model, why, sizeof(why)))
-		TH_LOG("%s", why);
-	model_cpus(&self->cpu, &self->other);
-	ASSERT_LE(0, self->cpu);
-	ASSERT_EQ(0, hwpmc_pin_cpu(self->cpu));
-	fd = hwpmc_open();
-	ASSERT_LE(0, fd);
-	first = hwpmc_class_firstrow(fd, variant->class, &self->nrows);
-	close(fd);
-	ASSERT_LE(0, first);
-	self->first = first;
-	self->sys = hwpmc_sysctl_get(SYSCTL_SYS);
-	self->hw = hwpmc_sysctl_get(SYSCTL_HW);
-	pctr_clear_all();
+	if (model_fixture_setup(_metadata, self, variant))
+		pctr_clear_all();
 }
 
 FIXTURE_TEARDOWN(model)
 {
 	pctr_clear_all();
-	if (self->sys >= 0)
-		hwpmc_sysctl_set(SYSCTL_SYS, self->sys);
-	if (self->hw >= 0)
-		hwpmc_sysctl_set(SYSCTL_HW, self->hw);
+	model_fixture_teardown(self);
 	model_perf_rdpmc("real");
 }
 
@@ -589,20 +500,20 @@ TEST_F(model, unprivileged)
 
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_SYS, 0));
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_HW, 0));
-	EXPECT_EQ(EPERM, model_as_nobody(nobody_set, &c));
-	EXPECT_EQ(SIGSEGV, model_as_nobody(nobody_rdpmc, NULL));
+	EXPECT_EQ(EPERM, hwpmc_as_nobody(nobody_set, &c));
+	EXPECT_EQ(SIGSEGV, hwpmc_as_nobody(nobody_rdpmc, NULL));
 
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_SYS, 1));
 	c.want_hwc1 = 42;
-	EXPECT_EQ(EPERM, model_as_nobody(nobody_set, &c));
-	EXPECT_EQ(SIGSEGV, model_as_nobody(nobody_rdpmc, NULL));
+	EXPECT_EQ(EPERM, hwpmc_as_nobody(nobody_set, &c));
+	EXPECT_EQ(SIGSEGV, hwpmc_as_nobody(nobody_rdpmc, NULL));
 
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_HW, 1));
 	c.fn = FN_KERNEL;
-	EXPECT_EQ(EACCES, model_as_nobody(nobody_set, &c));
+	EXPECT_EQ(EACCES, hwpmc_as_nobody(nobody_set, &c));
 	c.fn = FN_USER;
-	EXPECT_EQ(0, model_as_nobody(nobody_set, &c));
-	s = model_as_nobody(nobody_rdpmc, NULL);
+	EXPECT_EQ(0, hwpmc_as_nobody(nobody_set, &c));
+	s = hwpmc_as_nobody(nobody_rdpmc, NULL);
 	EXPECT_TRUE(s == 0 || s == SIGILL) TH_LOG("rdpmc: %d", s);
 	/* nobody's function stays after its exit, as root's would. */
 	ASSERT_EQ(0, pctr_rd(fd, &st));

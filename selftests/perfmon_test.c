@@ -16,15 +16,13 @@
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
-#include "hwpmc_model_util.h"
+#include "hwpmc_model_fixture.h"
 
 #include <linux/perfmon.h>
 #include <linux/pctr.h>
 
 #define PM_DEV		"/dev/perfmon"
 #define EV_INSTR	0xc0
-#define SYSCTL_SYS	"/proc/sys/kernel/hwpmc/unprivileged_syspmcs"
-#define SYSCTL_HW	"/proc/sys/kernel/hwpmc/unprivileged_hw"
 #define SEL_EN		(1U << 22)
 #define SEL_INT		(1U << 20)
 
@@ -71,21 +69,6 @@ static int pm_tstamp(int fd, struct pmc_tstamp *t)
 	return ioctl(fd, PMIOTSTAMP, t) ? errno : 0;
 }
 
-static pid_t main_pid;
-
-static void __attribute__((constructor)) remember_main(void)
-{
-	main_pid = getpid();
-}
-
-static void __attribute__((destructor)) leave_release_loaded(void)
-{
-	char cur[32];
-
-	if (getpid() == main_pid && !model_loaded(cur, sizeof(cur)))
-		model_restore_release();
-}
-
 /*
  * Run FreeBSD's sample program (selftests/compat/freebsd/perfmon.c) with
  * @args; its output in @out, its exit status returned (-1: not run).
@@ -114,31 +97,9 @@ static int run_freebsd_perfmon(const char *args, char *out, size_t len)
 
 /* --- the plain guest: no counters ----------------------------------------- */
 
-static int has_counters(void)
-{
-	int fd = hwpmc_open(), n;
-
-	if (fd < 0)
-		return -1;
-	n = hwpmc_class_firstrow(fd, PMC_CLASS_IAP, NULL) >= 0 ||
-	    hwpmc_class_firstrow(fd, PMC_CLASS_K8, NULL) >= 0;
-	close(fd);
-	return n;
-}
-
-FIXTURE(plain) {
-	int dummy;
-};
-
 FIXTURE_SETUP(plain)
 {
-	if (!model_module_loaded() && !geteuid())
-		ASSERT_EQ(0, hwpmc_module_load("", ""));
-	if (access(PM_DEV, F_OK))
-		SKIP(return, "%s: %s (module not loaded?)", PM_DEV,
-		     strerror(errno));
-	if (has_counters())
-		SKIP(return, "this machine has programmable counters: the no-counter paths are the plain guest's");
+	plain_fixture_setup(_metadata, PM_DEV);
 }
 
 FIXTURE_TEARDOWN(plain)
@@ -165,7 +126,7 @@ TEST_F(plain, tstamp_always)
 {
 	EXPECT_EQ(0, tstamp_works(NULL));
 	if (!geteuid())
-		EXPECT_EQ(0, model_as_nobody(tstamp_works, NULL));
+		EXPECT_EQ(0, hwpmc_as_nobody(tstamp_works, NULL));
 }
 
 /* Every counter operation: ENXIO, before EPERM and EINVAL. */
@@ -196,7 +157,7 @@ TEST_F(plain, counter_ops_enxio)
 {
 	EXPECT_EQ(0, ops_enxio(NULL));
 	if (!geteuid())
-		EXPECT_EQ(0, model_as_nobody(ops_enxio, NULL));
+		EXPECT_EQ(0, hwpmc_as_nobody(ops_enxio, NULL));
 }
 
 /* One writer: a second open for writing is EBUSY until the first closes. */
@@ -242,61 +203,14 @@ TEST_F(plain, freebsd_sample_program)
 
 /* --- the PMU model -------------------------------------------------------- */
 
-FIXTURE(model) {
-	int cpu, other;
-	__u32 first, nrows;
-	long sys, hw;
-};
-
-FIXTURE_VARIANT(model) {
-	const char *model;
-	__u32 class;
-};
-
-FIXTURE_VARIANT_ADD(model, intel) {
-	.model = "intel",
-	.class = PMC_CLASS_IAP,
-};
-
-FIXTURE_VARIANT_ADD(model, amd) {
-	.model = "amd",
-	.class = PMC_CLASS_K8,
-};
-
-FIXTURE_VARIANT_ADD(model, amd_legacy) {
-	.model = "amd-legacy",
-	.class = PMC_CLASS_K8,
-};
-
 FIXTURE_SETUP(model)
 {
-	char why[256] = "";
-	int fd, first;
-
-	self->sys = self->hw = -1;
-	if (geteuid())
-		SKIP(return, "needs root: it loads the test flavor of the module");
-	ASSERT_EQ(0, model_use(variant->model, why, sizeof(why)))
-		TH_LOG("%s", why);
-	model_cpus(&self->cpu, &self->other);
-	ASSERT_LE(0, self->cpu);
-	ASSERT_EQ(0, hwpmc_pin_cpu(self->cpu));
-	fd = hwpmc_open();
-	ASSERT_LE(0, fd);
-	first = hwpmc_class_firstrow(fd, variant->class, &self->nrows);
-	close(fd);
-	ASSERT_LE(0, first);
-	self->first = first;
-	self->sys = hwpmc_sysctl_get(SYSCTL_SYS);
-	self->hw = hwpmc_sysctl_get(SYSCTL_HW);
+	model_fixture_setup(_metadata, self, variant);
 }
 
 FIXTURE_TEARDOWN(model)
 {
-	if (self->sys >= 0)
-		hwpmc_sysctl_set(SYSCTL_SYS, self->sys);
-	if (self->hw >= 0)
-		hwpmc_sysctl_set(SYSCTL_HW, self->hw);
+	model_fixture_teardown(self);
 }
 
 /*
@@ -495,29 +409,29 @@ TEST_F(model, unprivileged)
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_SYS, 0));
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_HW, 0));
 	c.want_read = EPERM;
-	EXPECT_EQ(0, model_as_nobody(nobody_ops, &c));
+	EXPECT_EQ(0, hwpmc_as_nobody(nobody_ops, &c));
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_SYS, 1));
 	c.want_read = 0;
-	EXPECT_EQ(0, model_as_nobody(nobody_ops, &c));
+	EXPECT_EQ(0, hwpmc_as_nobody(nobody_ops, &c));
 	close(fd);	/* root's counters go with its writer */
 
 	c.flags = O_RDWR;
 	c.pmcf = PMCF_USR;
 	c.want_setup = EPERM;	/* unprivileged_hw 0 */
 	c.want_read = EBUSY;
-	EXPECT_EQ(0, model_as_nobody(nobody_ops, &c));
+	EXPECT_EQ(0, hwpmc_as_nobody(nobody_ops, &c));
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_HW, 1));
 	c.pmcf = PMCF_OS;
 	c.want_setup = EACCES;
-	EXPECT_EQ(0, model_as_nobody(nobody_ops, &c));
+	EXPECT_EQ(0, hwpmc_as_nobody(nobody_ops, &c));
 	c.pmcf = PMCF_USR;
 	c.want_setup = 0;
 	c.want_read = 0;
-	EXPECT_EQ(0, model_as_nobody(nobody_ops, &c));
+	EXPECT_EQ(0, hwpmc_as_nobody(nobody_ops, &c));
 	ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_SYS, 0));
 	c.want_setup = EPERM;
 	c.want_read = EPERM;
-	EXPECT_EQ(0, model_as_nobody(nobody_ops, &c));
+	EXPECT_EQ(0, hwpmc_as_nobody(nobody_ops, &c));
 }
 
 /* FreeBSD's sample program runs to the end on the model. */

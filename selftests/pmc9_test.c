@@ -91,22 +91,10 @@ static void client_unload(void)
 	}
 }
 
-static pid_t main_pid;
-
-static void __attribute__((constructor)) remember_main(void)
+/* Before the release module comes back at exit: no client holds hwpmc. */
+static void __attribute__((constructor)) unload_client_at_exit(void)
 {
-	main_pid = getpid();
-}
-
-static void __attribute__((destructor)) leave_release_loaded(void)
-{
-	char cur[32];
-
-	if (getpid() != main_pid)
-		return;
-	client_unload();
-	if (!model_loaded(cur, sizeof(cur)))
-		model_restore_release();
+	model_at_exit = client_unload;
 }
 
 /* Counter list of the loaded module: hardware rows first, then SOFT. */

@@ -9,8 +9,6 @@
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -73,22 +71,6 @@ struct samples {
 	int ncc_all;
 };
 
-/*
- * Does @pc lie inside function @fn?  Its size comes from the symbol table
- * (the test is linked with -rdynamic, so the symbols are in .dynsym).
- */
-static int in_fn(__u64 pc, void *fn)
-{
-	const ElfW(Sym) *sym = NULL;
-	Dl_info info;
-
-	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-	    info.dli_saddr != fn || !sym->st_size)
-		return 0;
-	return pc >= (__u64)(uintptr_t)fn &&
-	       pc < (__u64)(uintptr_t)fn + sym->st_size;
-}
-
 static int count_fn(const struct pmclog_header *h, void *arg)
 {
 	struct samples *s = arg;
@@ -116,13 +98,13 @@ static int count_fn(const struct pmclog_header *h, void *arg)
 	if (cc->pl_nkernel)
 		s->kernel++;
 	u = cc->pl_nkernel;	/* first user PC */
-	if (u < cc->pl_npc && in_fn(cc->pl_pc[u], (void *)hot)) {
+	if (u < cc->pl_npc && hwpmc_pc_in_fn(cc->pl_pc[u], (void *)hot)) {
 		s->in_hot++;
 		/* hot's caller is middle, middle's caller is outer. */
 		i = u + 1;
 		if (i + 1 < cc->pl_npc &&
-		    in_fn(cc->pl_pc[i], (void *)middle) &&
-		    in_fn(cc->pl_pc[i + 1], (void *)outer))
+		    hwpmc_pc_in_fn(cc->pl_pc[i], (void *)middle) &&
+		    hwpmc_pc_in_fn(cc->pl_pc[i + 1], (void *)outer))
 			s->chain_ok++;
 	}
 	return 0;

@@ -146,66 +146,10 @@ TEST(soft_period_max)
 	unlink(LOGPATH);
 }
 
-/* CPU @cpu's local timer interrupts (/proc/interrupts LOC), or -1. */
-static long long loc_irqs(int cpu)
+/* The target of idle_cpu_sampler(): 2 s asleep, on CPU 0 (inherited). */
+static void sleep_2s(void)
 {
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[4096];
-	long long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		int i;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		for (i = 0; i <= cpu; i++) {
-			v = strtoll(p, &end, 10);
-			if (end == p) {
-				v = -1;
-				break;
-			}
-			p = end;
-		}
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
-/* The LOC interrupts of CPU 1 in 2 s while CPU 0 runs @fn (or sleeps). */
-static long long cpu1_irqs_over_2s(int fd, __u32 id)
-{
-	long long a, b;
-	int go, status;
-	pid_t pid;
-
-	pid = hwpmc_fork_gated(&go);
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		usleep(2000000);	/* sleeps on CPU 0 (inherited) */
-		_exit(0);
-	}
-	if (id && hwpmc_attach(fd, id, pid))
-		return -2;
-	if (id && hwpmc_start(fd, id))
-		return -3;
-	a = loc_irqs(1);
-	if (write(go, "g", 1) != 1)
-		return -4;
-	if (waitpid(pid, &status, 0) != pid)
-		return -5;
-	b = loc_irqs(1);
-	close(go);
-	if (id)
-		hwpmc_stop(fd, id);
-	return a < 0 || b < 0 ? -6 : b - a;
+	usleep(2000000);
 }
 
 /*
@@ -226,8 +170,8 @@ static int idle_cpu_sampler(struct hwpmc_child *me, void *arg)
 		return 11;
 	if (alloc_ts(fd, PMC_SOFT_CLOCK_PROF, 10000, &id))
 		return 12;
-	base = cpu1_irqs_over_2s(fd, 0);
-	with = cpu1_irqs_over_2s(fd, id);
+	base = hwpmc_cpu1_irqs_during(fd, 0, sleep_2s, NULL);
+	with = hwpmc_cpu1_irqs_during(fd, id, sleep_2s, NULL);
 	if (hwpmc_send_u64(me, base) || hwpmc_send_u64(me, with))
 		return 13;
 	close(fd);

@@ -37,12 +37,7 @@ void hwpmc_kowner_free(struct hwpmc_owner *po)
 {
 	if (!po)
 		return;
-	mutex_lock(&po->lock);
-	mutex_lock(&hwpmc_sx);
-	po->dead = true;
-	hwpmc_owner_release_all(po);
-	mutex_unlock(&hwpmc_sx);
-	mutex_unlock(&po->lock);
+	hwpmc_owner_kill(po);
 	hwpmc_owner_uncharge(po);
 	idr_destroy(&po->pmcs);
 	/* The hooks may see it through its PMCs until a grace period. */
@@ -70,7 +65,12 @@ void hwpmc_kctr_fini(struct hwpmc_kctr *kc)
 	kc->pmcid = NULL;
 }
 
-void hwpmc_kctr_release(struct hwpmc_owner *po, struct hwpmc_kctr *kc)
+/*
+ * Each CPU's PMC of @kc stopped or, with @release, released (stopped, its
+ * counter cleared on its CPU, its row freed) and forgotten.
+ */
+static void hwpmc_kctr_stop_all(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
+				bool release)
 {
 	struct pmc_op_simple s = { };
 	unsigned int cpu;
@@ -81,13 +81,21 @@ void hwpmc_kctr_release(struct hwpmc_owner *po, struct hwpmc_kctr *kc)
 		if (!kc->pmcid[cpu])
 			continue;
 		s.pm_pmcid = kc->pmcid[cpu];
-		/* Stopped, its counter cleared on its CPU, its row freed. */
-		hwpmc_op_pmcrelease(po, &s);
-		kc->pmcid[cpu] = 0;
+		if (release) {
+			hwpmc_op_pmcrelease(po, &s);
+			kc->pmcid[cpu] = 0;
+		} else {
+			hwpmc_op_pmcstop(po, &s);
+		}
 	}
 	mutex_unlock(&hwpmc_sx);
-	kc->allocated = false;
 	kc->running = false;
+}
+
+void hwpmc_kctr_release(struct hwpmc_owner *po, struct hwpmc_kctr *kc)
+{
+	hwpmc_kctr_stop_all(po, kc, true);
+	kc->allocated = false;
 }
 
 int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
@@ -153,19 +161,7 @@ int hwpmc_kctr_start(struct hwpmc_owner *po, struct hwpmc_kctr *kc)
 
 void hwpmc_kctr_stop(struct hwpmc_owner *po, struct hwpmc_kctr *kc)
 {
-	struct pmc_op_simple s = { };
-	unsigned int cpu;
-
-	hwpmc_owner_assert_held(po);
-	mutex_lock(&hwpmc_sx);
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (!kc->pmcid[cpu])
-			continue;
-		s.pm_pmcid = kc->pmcid[cpu];
-		hwpmc_op_pmcstop(po, &s);
-	}
-	mutex_unlock(&hwpmc_sx);
-	kc->running = false;
+	hwpmc_kctr_stop_all(po, kc, false);
 }
 
 static u64 hwpmc_kctr_read_one(struct hwpmc_owner *po, u32 id)

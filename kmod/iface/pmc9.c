@@ -224,7 +224,8 @@ int pmc_configure_counter(struct task_struct *l, int ctr,
 }
 EXPORT_SYMBOL_GPL(pmc_configure_counter);
 
-int pmc_enable_counter(struct task_struct *l, int ctr)
+/* Start (@start) or stop the counting PMC @ctr of @l's process. */
+static int pmc9_start_stop(struct task_struct *l, int ctr, bool start)
 {
 	struct pmc_op_simple s = { };
 	struct hwpmc_pmc *pm;
@@ -238,31 +239,26 @@ int pmc_enable_counter(struct task_struct *l, int ctr)
 	if (!ctx)
 		return -ENOENT;
 	s.pm_pmcid = pm->id;
-	err = hwpmc_op_pmcstart(ctx->po, &s);
+	if (start) {
+		err = hwpmc_op_pmcstart(ctx->po, &s);
+	} else {
+		mutex_lock(&hwpmc_sx);
+		err = hwpmc_op_pmcstop(ctx->po, &s);
+		mutex_unlock(&hwpmc_sx);
+	}
 	mutex_unlock(&ctx->po->lock);
 	return err;
+}
+
+int pmc_enable_counter(struct task_struct *l, int ctr)
+{
+	return pmc9_start_stop(l, ctr, true);
 }
 EXPORT_SYMBOL_GPL(pmc_enable_counter);
 
 int pmc_disable_counter(struct task_struct *l, int ctr)
 {
-	struct pmc_op_simple s = { };
-	struct hwpmc_pmc *pm;
-	struct pmc9_ctx *ctx;
-	unsigned int idx;
-	int err;
-
-	if (!l || !pmc9_row(ctr, &idx))
-		return -EINVAL;
-	ctx = pmc9_ctx_counting(l, ctr, &pm);
-	if (!ctx)
-		return -ENOENT;
-	s.pm_pmcid = pm->id;
-	mutex_lock(&hwpmc_sx);
-	err = hwpmc_op_pmcstop(ctx->po, &s);
-	mutex_unlock(&hwpmc_sx);
-	mutex_unlock(&ctx->po->lock);
-	return err;
+	return pmc9_start_stop(l, ctr, false);
 }
 EXPORT_SYMBOL_GPL(pmc_disable_counter);
 

@@ -3,6 +3,7 @@
 // layouts translated to the Linux ABI (freebsd_shim.c is written against
 // them; the fake kernel sees the Linux side), pmc_raw_op(), pmc_owner_fd(),
 // GETPMCINFO's global event numbers, and the pmc_pmu_* family on libpfm4.
+#include "capi_fixture.hpp"
 #include "capi_state.hpp"
 #include "fake_kernel.hpp"
 #include "freebsd_shim.h"
@@ -27,19 +28,7 @@ namespace {
 constexpr uint32_t kFreeBsdUserCallchain = 0x100; // PMC_F_USERCALLCHAIN
 constexpr uint32_t kFreeBsdEvPmu = 0x200;         // PMC_F_EV_PMU
 
-class BsdCompat : public ::testing::Test {
-protected:
-    fake_kernel &k = fake_kernel::instance();
-    void SetUp() override {
-        hwpmc::detail::capi_reset();
-        k.install();
-    }
-    void TearDown() override {
-        hwpmc::detail::capi_reset();
-        k.uninstall();
-    }
-    void init() { ASSERT_EQ(pmc_init(), 0) << std::strerror(errno); }
-};
+class BsdCompat : public hwpmc::testing::capi_test {};
 
 TEST_F(BsdCompat, RawOpNeedsInitAndAKnownOp) {
     pmc_op_simple s{};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The pmc(3) C API against the fake kernel: what each call sends and how
 // it reports the answer.
+#include "capi_fixture.hpp"
 #include "capi_state.hpp"
 #include "fake_kernel.hpp"
 
@@ -25,19 +26,8 @@ std::size_t open_fds() {
     return n;
 }
 
-class CApi : public ::testing::Test {
+class CApi : public hwpmc::testing::capi_test {
 protected:
-    fake_kernel &k = fake_kernel::instance();
-
-    void SetUp() override {
-        hwpmc::detail::capi_reset();
-        k.install();
-    }
-    void TearDown() override {
-        hwpmc::detail::capi_reset();
-        k.uninstall();
-    }
-    void init() { ASSERT_EQ(pmc_init(), 0) << strerror(errno); }
     pmc_id_t allocate(const char *spec, pmc_mode mode = PMC_MODE_TC, int cpu = PMC_CPU_ANY,
                       uint64_t count = 0, uint32_t flags = 0) {
         pmc_id_t id = PMC_ID_INVALID;
