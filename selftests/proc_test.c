@@ -1247,8 +1247,12 @@ TEST_F(proc, forked_child_starts_from_zero)
 	EXPECT_EQ(v, ft.parent_exit + kids);
 }
 
-/* A target forking in a loop: every child's calls reach the PMC. */
-TEST_F(proc, descendants_fork_loop)
+/*
+ * A target forking in a loop: every child's calls reach the PMC.  200
+ * forks and exits outlast the harness's default 30 s on the debug kernel
+ * (KASAN, lockdep, kmemleak under TCG).
+ */
+TEST_F_TIMEOUT(proc, descendants_fork_loop, 300)
 {
 	const unsigned int nchild = 200, k = 50;
 	struct hwpmc_child t;

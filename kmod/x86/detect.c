@@ -11,6 +11,7 @@
 
 #include <linux/string.h>
 #include <linux/bits.h>
+#include <linux/preempt.h>
 #include <asm/nmi.h>
 
 #include "x86.h"
@@ -130,8 +131,8 @@ static bool hwpmc_counter_works(u32 msr, u32 ctr_res, u32 sel_res)
 	return ok;
 }
 
-/* Fill hwpmc_x86; returns 0 when a usable PMU is there, -ENODEV if not. */
-int hwpmc_x86_detect(void)
+/* hwpmc_x86_detect() on the calling CPU, with preemption disabled. */
+static int hwpmc_x86_detect_here(void)
 {
 	u32 r[4];
 	char vendor[13];
@@ -161,4 +162,23 @@ int hwpmc_x86_detect(void)
 		return -ENODEV;
 	}
 	return 0;
+}
+
+/*
+ * Fill hwpmc_x86; returns 0 when a usable PMU is there, -ENODEV if not.
+ * The ops act on the calling CPU: detection reads (and the counter probe
+ * writes and reads back) one CPU's registers, so it runs pinned.  Found
+ * by the debug kernel (DEBUG_PREEMPT: the model's per-CPU registers read
+ * from preemptible context at load); on hardware a migration between the
+ * probe's write and its read-back could fail the probe, or put one CPU's
+ * counter value back into another's.
+ */
+int hwpmc_x86_detect(void)
+{
+	int err;
+
+	preempt_disable();
+	err = hwpmc_x86_detect_here();
+	preempt_enable();
+	return err;
 }
