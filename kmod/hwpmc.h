@@ -314,6 +314,7 @@ struct hwpmc_pmc {
 	bool priv_kernel;		/* hooks: hwpmc_priv_kernel() at alloc */
 	atomic64_t value;		/* hooks: the count */
 	atomic64_t remaining;		/* sampling: events to the next sample */
+	unsigned long stop_gp;		/* RCU grace-period cookie at the last stop */
 	struct list_head cls_node;	/* for the class's own lists */
 	struct list_head ss_node;	/* system sampling PMCs, RCU */
 	struct list_head targets;	/* hwpmc_target.pm_node */

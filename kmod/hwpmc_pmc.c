@@ -552,6 +552,20 @@ static void hwpmc_pmc_stop(struct hwpmc_pmc *pm)
 	/* The class may have published STOPPED already (see its ops). */
 	pm->cls->ops->stop(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
+	pm->stop_gp = get_state_synchronize_rcu();
+}
+
+/*
+ * Before a stopped PMC's value is read or written: the hooks that saw it
+ * RUNNING before the stop credit it inside an RCU read side, so once a
+ * grace period has passed since the stop (usually long before a reader
+ * comes) nothing more is added and the value is final.  Process context,
+ * the owner's lock held, no global lock: the wait delays only this owner.
+ */
+static void hwpmc_pmc_settle(struct hwpmc_pmc *pm)
+{
+	if (READ_ONCE(pm->state) == PMC_STATE_STOPPED)
+		cond_synchronize_rcu(pm->stop_gp);
 }
 
 static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
@@ -771,6 +785,7 @@ int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 	/* hwpmc(4) Signals: a process PMC without targets raises SIGIO. */
 	if (!hwpmc_is_system(pm) && !READ_ONCE(pm->ntargets))
 		hwpmc_signal_pid(po->pid, SIGIO);
+	hwpmc_pmc_settle(pm);
 	old = pm->cls->ops->read(pm);
 	if (a->pm_flags & PMC_F_NEWVALUE)
 		pm->cls->ops->write(pm, a->pm_value);
@@ -798,6 +813,7 @@ int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 	}
 	if (!pm->cls->ops->write)
 		return -EOPNOTSUPP;
+	hwpmc_pmc_settle(pm);
 	pm->cls->ops->write(pm, a->pm_count);
 	return 0;
 }
