@@ -71,8 +71,8 @@ TEST_F(Cxx, PmcStopsAndReleasesItselfOnDestruction) {
 
 TEST_F(Cxx, AllocateWithUserStack) {
     hwpmc::device dev = hwpmc::device::open();
-    hwpmc::pmc p = dev.allocate("SOFT-CLOCK.PROF", PMC_MODE_TS,
-                                PMC_F_CALLCHAIN | PMC_F_USERSTACK, -1, 100000, 4096);
+    hwpmc::pmc p = dev.allocate("SOFT-CLOCK.PROF", PMC_MODE_TS, PMC_F_CALLCHAIN | PMC_F_USERSTACK,
+                                -1, 100000, 4096);
     const auto &a = k.pmcs.at(p.id()).alloc;
     EXPECT_EQ(a.pm_flags, static_cast<uint32_t>(PMC_F_CALLCHAIN | PMC_F_USERSTACK));
     EXPECT_EQ(a.pm_ustack_size, 4096u);
@@ -95,8 +95,8 @@ TEST_F(Cxx, LogReaderUserStack) {
     bytes log = initialize();
     append(log, callchain(5, 1, 100, {0x401234}));
     append(log, userstack(5, 1, 100, bytes{1, 2, 3}, 512));
-    hwpmc::log_reader r(std::span<const std::byte>(reinterpret_cast<const std::byte *>(log.data()),
-                                                   log.size()));
+    hwpmc::log_reader r(
+        std::span<const std::byte>(reinterpret_cast<const std::byte *>(log.data()), log.size()));
     int n = 0;
     for (const pmclog_ev &ev : r) {
         if (ev.pl_type != PMCLOG_TYPE_USERSTACK)

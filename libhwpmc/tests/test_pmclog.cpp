@@ -330,8 +330,8 @@ std::vector<roundtrip_case> roundtrip_cases() {
                      EXPECT_EQ(us.pl_pid, 100u);
                      EXPECT_EQ(us.pl_tid, 101u);
                      EXPECT_EQ(us.pl_pmcid, 0x13000002u);
-                     EXPECT_EQ(us.pl_flags, static_cast<uint32_t>(PMCLOG_US_F_REGS |
-                                                                  PMCLOG_US_F_SHORT));
+                     EXPECT_EQ(us.pl_flags,
+                               static_cast<uint32_t>(PMCLOG_US_F_REGS | PMCLOG_US_F_SHORT));
                      EXPECT_EQ(us.pl_size, 4096u);
                      EXPECT_EQ(us.pl_copied, 5u);
                      EXPECT_EQ(us.pl_regs[PMCLOG_US_REG_RIP], 0x401234u);
@@ -344,8 +344,7 @@ std::vector<roundtrip_case> roundtrip_cases() {
                      EXPECT_EQ(us.pl_stack[0], 0xa);
                      EXPECT_EQ(us.pl_stack[4], 0xe);
                  }});
-    v.push_back({"USERSTACK full copy",
-                 userstack(1, 1, 100, bytes(64, 0x5a), 64),
+    v.push_back({"USERSTACK full copy", userstack(1, 1, 100, bytes(64, 0x5a), 64),
                  [](const struct pmclog_ev &ev) {
                      const auto &us = ev.pl_u.pl_us;
                      EXPECT_EQ(us.pl_flags, static_cast<uint32_t>(PMCLOG_US_F_REGS));
@@ -723,12 +722,12 @@ std::vector<corrupt_case> corrupt_cases() {
         v.push_back({"USERSTACK copied below the record",
                      with_field<uint32_t>(us, offsetof(struct pmclog_userstack, pl_copied), 8),
                      false, EBADMSG, "USERSTACK: length 192 for 8 bytes"});
-        v.push_back({"USERSTACK copied huge",
-                     with_field<uint32_t>(
-                         with_field<uint32_t>(us, offsetof(struct pmclog_userstack, pl_size),
-                                              0xffffffffu),
-                         offsetof(struct pmclog_userstack, pl_copied), 0xfffffff8u),
-                     false, EBADMSG, "USERSTACK: length 192"});
+        v.push_back(
+            {"USERSTACK copied huge",
+             with_field<uint32_t>(
+                 with_field<uint32_t>(us, offsetof(struct pmclog_userstack, pl_size), 0xffffffffu),
+                 offsetof(struct pmclog_userstack, pl_copied), 0xfffffff8u),
+             false, EBADMSG, "USERSTACK: length 192"});
         v.push_back({"USERSTACK shorter than fixed", with_len(us, 168), false, EBADMSG,
                      "USERSTACK: length 168 < 176"});
     }
@@ -1107,7 +1106,7 @@ TEST(LogReader, Fed) {
     r.finish();
     EXPECT_EQ(r.next(), nullptr);
     EXPECT_EQ(r.state(), PMCLOG_EOF);
-    EXPECT_EQ(n, 15u);
+    EXPECT_EQ(n, 16u);
     EXPECT_THROW(r.feed(as_span(log)), std::system_error); // after finish()
 }
 

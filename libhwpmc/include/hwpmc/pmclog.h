@@ -233,11 +233,11 @@ struct pmclog_ev_userstack {
     uint32_t pl_pid;
     uint32_t pl_tid;
     pmc_id_t pl_pmcid;
-    uint32_t pl_flags;                  /* PMCLOG_US_F_* */
-    uint32_t pl_size;                   /* bytes asked for */
-    uint32_t pl_copied;                 /* bytes at pl_stack */
-    uint64_t pl_regs[PMCLOG_US_NREGS];  /* DWARF order; valid with PMCLOG_US_F_REGS */
-    const unsigned char *pl_stack;      /* in the record: valid as pl_data */
+    uint32_t pl_flags;                 /* PMCLOG_US_F_* */
+    uint32_t pl_size;                  /* bytes asked for */
+    uint32_t pl_copied;                /* bytes at pl_stack */
+    uint64_t pl_regs[PMCLOG_US_NREGS]; /* DWARF order; valid with PMCLOG_US_F_REGS */
+    const unsigned char *pl_stack;     /* in the record: valid as pl_data */
 };
 
 struct pmclog_ev_closelog {
