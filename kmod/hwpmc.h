@@ -36,6 +36,7 @@ extern int hwpmc_logbuffersize;
 extern int hwpmc_mtxpoolsize;
 extern int hwpmc_nbuffers;
 extern int hwpmc_nsamples;
+extern int hwpmc_max_user_stack;	/* PMC_F_USERSTACK cap, bytes */
 
 /* Sysctls kernel.hwpmc.* (security.bsd.* on FreeBSD). */
 extern int hwpmc_unprivileged_syspmcs;
@@ -309,6 +310,7 @@ struct hwpmc_pmc {
 	u64 hwctl;			/* hardware control value (x86) */
 	struct mm_struct *rdpmc_mm;	/* user RDPMC granted to this mm */
 	u64 reload;			/* sampling period */
+	u32 ustack_size;		/* hooks: PMC_F_USERSTACK bytes */
 	int state;			/* hooks: READ_ONCE() */
 	unsigned int pflags;
 	bool priv_kernel;		/* hooks: hwpmc_priv_kernel() at alloc */
@@ -462,6 +464,7 @@ void hwpmc_stop_log_pmcs(struct hwpmc_owner *po);
 /* hwpmc_sample.c: per-CPU sample rings. */
 int hwpmc_samples_init(void);
 void hwpmc_samples_fini(void);
+int hwpmc_samples_ustack_get(void);
 void hwpmc_samples_drain(void);
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs);

@@ -88,6 +88,7 @@ int hwpmc_logbuffersize = 256;	/* KB */
 int hwpmc_mtxpoolsize = 2048;
 int hwpmc_nbuffers = 32;	/* per CPU */
 int hwpmc_nsamples = 256;	/* per CPU */
+int hwpmc_max_user_stack = PMC_USTACK_DEFAULT;	/* bytes */
 static char *hwpmc_debugflags = "";
 
 #define HWPMC_CALLCHAIN_DEPTH_MAX	512
@@ -107,6 +108,8 @@ module_param_named(nbuffers, hwpmc_nbuffers, int, 0444);
 MODULE_PARM_DESC(nbuffers, "Log buffers per CPU (default 32)");
 module_param_named(nsamples, hwpmc_nsamples, int, 0444);
 MODULE_PARM_DESC(nsamples, "Entries of each per-CPU sample ring (1-65535, default 256)");
+module_param_named(max_user_stack, hwpmc_max_user_stack, int, 0444);
+MODULE_PARM_DESC(max_user_stack, "Largest PMC_F_USERSTACK copy per sample in bytes (0-65536, multiple of 8, 0 disables, default 8192)");
 module_param_named(debugflags, hwpmc_debugflags, charp, 0444);
 MODULE_PARM_DESC(debugflags, "Debug flags (accepted for FreeBSD compatibility)");
 
@@ -287,6 +290,13 @@ static int hwpmc_check_tunables(void)
 	    hwpmc_callchaindepth > HWPMC_CALLCHAIN_DEPTH_MAX) {
 		pr_err("tunable callchaindepth=%d out of range.\n",
 		       hwpmc_callchaindepth);
+		return -EINVAL;
+	}
+	if (hwpmc_max_user_stack < 0 ||
+	    hwpmc_max_user_stack > PMC_USTACK_MAX ||
+	    hwpmc_max_user_stack % 8) {
+		pr_err("tunable max_user_stack=%d out of range.\n",
+		       hwpmc_max_user_stack);
 		return -EINVAL;
 	}
 	if (hwpmc_mtxpoolsize <= 0) {

@@ -338,7 +338,7 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 	bool sampling = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_TS;
 	const struct hwpmc_class *cls;
 
-	if (!HWPMC_RESERVED_ZERO(a->pm_reserved) || a->pm_reserved0)
+	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
 		return -EINVAL;
 	if (a->pm_mode > PMC_MODE_MAX)
 		return -EINVAL;
@@ -359,6 +359,25 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 		return a->pm_mode == PMC_MODE_SS ? -EOPNOTSUPP : -EINVAL;
 	if ((a->pm_flags & PMC_F_CALLCHAIN) && !sampling)
 		return -EINVAL;
+	if (!(a->pm_flags & PMC_F_USERSTACK) && a->pm_ustack_size)
+		return -EINVAL;
+	if (a->pm_flags & PMC_F_USERSTACK) {
+		if (!sampling || a->pm_ustack_size % 8 ||
+		    a->pm_ustack_size > PMC_USTACK_MAX)
+			return -EINVAL;
+		if (!hwpmc_max_user_stack)
+			return -EOPNOTSUPP;
+		if (a->pm_ustack_size > hwpmc_max_user_stack)
+			return -EINVAL;
+		/* A sample's two records must fit in one log buffer. */
+		if (sizeof(struct pmclog_callchain) +
+		    hwpmc_callchaindepth * sizeof(u64) +
+		    sizeof(struct pmclog_userstack) +
+		    (a->pm_ustack_size ? a->pm_ustack_size :
+		     min(PMC_USTACK_DEFAULT, hwpmc_max_user_stack)) >
+		    (size_t)hwpmc_logbuffersize * 1024)
+			return -EINVAL;
+	}
 	if (sampling && !a->pm_count)
 		return -EINVAL;
 	cls = hwpmc_class_find(a->pm_class);
@@ -404,6 +423,12 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	row = hwpmc_pick_row(cls, a, po, want < 0 ? -1 : cls->firstrow + want);
 	if (row < 0)
 		return want < 0 ? row : -EBUSY;
+	/* The sample rings' stack copies, with the first such PMC. */
+	if (a->pm_flags & PMC_F_USERSTACK) {
+		err = hwpmc_samples_ustack_get();
+		if (err)
+			return err;
+	}
 	err = hwpmc_pmc_charge(po);
 	if (err)
 		return err;
@@ -422,6 +447,9 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	pm->cpu = a->pm_cpu;
 	pm->config = a->pm_config;
 	pm->config1 = a->pm_config1;
+	if (pm->flags & PMC_F_USERSTACK)
+		pm->ustack_size = a->pm_ustack_size ? a->pm_ustack_size :
+				  min(PMC_USTACK_DEFAULT, hwpmc_max_user_stack);
 	/* Decided once, here, in process context: hooks and NMIs read it. */
 	pm->priv_kernel = hwpmc_priv_kernel();
 	pm->state = PMC_STATE_ALLOCATED;

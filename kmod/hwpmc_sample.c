@@ -8,6 +8,13 @@
  * DROPNOTIFY record); so is a sample its CPU was too busy to take
  * (throttled): taken = logged + dropped + throttled always holds.
  *
+ * A PMC_F_USERSTACK sample also holds the user registers and a copy of
+ * the top of the user stack: the copy goes to the ring's stack area, one
+ * max_user_stack stride per slot, allocated for every CPU with the first
+ * such PMC and kept until unload (ncpu * nsamples * max_user_stack
+ * bytes; max_user_stack=0 refuses the flag).  The drainer logs it as a
+ * USERSTACK record right after the CALLCHAIN, in the same reservation.
+ *
  * The rings are shared by every owner, but not first-come: while more
  * than one owner has sampling PMCs, each may hold at most half of a CPU's
  * ring (at least one slot), so that an owner sampling as fast as it can
@@ -33,6 +40,9 @@ struct hwpmc_sample {
 	u32 pid, tid, cpu, flags, nkernel, npc;
 	u64 time;
 	int ready;			/* written last by the producer */
+	u32 us_size;			/* USERSTACK: asked for; 0: none */
+	u32 us_copied, us_flags;
+	u64 us_regs[PMCLOG_US_NREGS];
 	u64 pc[];			/* callchaindepth entries */
 };
 
@@ -40,6 +50,7 @@ struct hwpmc_ring {
 	local_t head;			/* slots reserved (this CPU only) */
 	unsigned long tail;		/* slots drained (the drainer only) */
 	char *slots;
+	char *ustack;			/* max_user_stack per slot, or NULL */
 	struct irq_work kick;
 };
 
@@ -201,6 +212,90 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 }
 
 /*
+ * The user-mode registers of current for a USERSTACK sample interrupted
+ * at @regs (user or kernel mode), or NULL: a kernel thread, or an NMI
+ * that came while the entry code was still saving them (its stack
+ * pointer inside their frame, which is then only partly written; an
+ * interrupt cannot come there).  NMI context: no locks.
+ */
+static struct pt_regs *hwpmc_user_regs(struct pt_regs *regs)
+{
+	struct pt_regs *u;
+
+	if (regs && user_mode(regs))
+		return regs;
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return NULL;
+	u = task_pt_regs(current);
+	if (in_nmi() && regs && regs->sp > (unsigned long)&u->r11 &&
+	    regs->sp <= (unsigned long)(u + 1))
+		return NULL;
+	return u;
+}
+
+/*
+ * The USERSTACK part of slot @h of @r: the registers of @uregs in DWARF
+ * order and up to @size bytes of the stack from its rsp, copied a page
+ * at a time without faulting (a short copy stops at the first page that
+ * fails); @copy false (@uregs are another task's): no copy.  @kern
+ * false: nothing at or above TASK_SIZE_MAX is recorded as a PC or stack
+ * pointer.  NMI context: no locks, no allocation.
+ */
+static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
+			 unsigned long h, struct pt_regs *uregs, u32 size,
+			 bool kern, bool copy)
+{
+	char *dst = copy ? READ_ONCE(r->ustack) : NULL;
+	unsigned long sp, addr, chunk;
+	u32 done = 0;
+
+	s->us_size = size;
+	s->us_copied = 0;
+	s->us_flags = PMCLOG_US_F_SHORT;
+	memset(s->us_regs, 0, sizeof(s->us_regs));
+	if (!uregs || !user_64bit_mode(uregs))
+		return;
+	if (!kern && (uregs->ip >= TASK_SIZE_MAX || uregs->sp >= TASK_SIZE_MAX))
+		return;
+	s->us_regs[0] = uregs->ax;
+	s->us_regs[1] = uregs->dx;
+	s->us_regs[2] = uregs->cx;
+	s->us_regs[3] = uregs->bx;
+	s->us_regs[4] = uregs->si;
+	s->us_regs[5] = uregs->di;
+	s->us_regs[6] = uregs->bp;
+	s->us_regs[7] = uregs->sp;
+	s->us_regs[8] = uregs->r8;
+	s->us_regs[9] = uregs->r9;
+	s->us_regs[10] = uregs->r10;
+	s->us_regs[11] = uregs->r11;
+	s->us_regs[12] = uregs->r12;
+	s->us_regs[13] = uregs->r13;
+	s->us_regs[14] = uregs->r14;
+	s->us_regs[15] = uregs->r15;
+	s->us_regs[16] = uregs->ip;
+	s->us_flags |= PMCLOG_US_F_REGS;
+	if (!dst)
+		return;
+	dst += (h % hwpmc_nsamples) * hwpmc_max_user_stack;
+	sp = uregs->sp;
+	while (done < size) {
+		addr = sp + done;
+		if (addr < sp)
+			break;
+		chunk = min_t(unsigned long, size - done,
+			      PAGE_SIZE - offset_in_page(addr));
+		if (copy_from_user_nofault(dst + done, (void __user *)addr,
+					   chunk))
+			break;
+		done += chunk;
+	}
+	s->us_copied = done;
+	if (done == size)
+		s->us_flags &= ~PMCLOG_US_F_SHORT;
+}
+
+/*
  * Take a sample of @task for @pm with the interrupted registers @regs
  * (NULL: only @task's user-mode state, if it is current).  Callable in
  * NMI context: takes no lock and allocates nothing.
@@ -243,8 +338,14 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	s->flags = 0;
 	s->nkernel = 0;
 	s->npc = 0;
+	s->us_size = READ_ONCE(pm->ustack_size);
+	s->us_copied = 0;
+	s->us_flags = 0;
 	s->time = ktime_get_mono_fast_ns();
 	if (task == current) {
+		if (s->us_size)
+			hwpmc_ustack(s, r, h, hwpmc_user_regs(regs),
+				     s->us_size, pm->priv_kernel, true);
 		if (!regs && current->mm && !(current->flags & PF_KTHREAD))
 			regs = task_pt_regs(current);
 		hwpmc_callchain(s, regs, pm->flags & PMC_F_CALLCHAIN,
@@ -255,6 +356,14 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		s->pc[0] = instruction_pointer(task_pt_regs(task));
 		s->npc = 1;
 		s->flags = PMCLOG_CC_F_USER;
+		/* Its saved user registers; its stack is not ours to read. */
+		if (s->us_size)
+			hwpmc_ustack(s, r, h, task_pt_regs(task), s->us_size,
+				     pm->priv_kernel, false);
+	} else if (s->us_size) {
+		/* A kernel thread that is not current: nothing. */
+		hwpmc_ustack(s, r, h, NULL, s->us_size, pm->priv_kernel,
+			     false);
 	}
 	/* The slot is complete before the drainer may see it. */
 	smp_wmb();
@@ -281,12 +390,46 @@ void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n)
 	atomic64_add(n, &pm->po->throttled);
 }
 
-static void hwpmc_sample_log(struct hwpmc_sample *s)
+/*
+ * The USERSTACK record of @s at @us (zeroed, @len bytes), from the stack
+ * copy in slot @slot of CPU @cpu's ring.  The drainer, with the log's
+ * lock held.
+ */
+static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
+				    struct pmclog_userstack *us, u32 len,
+				    struct pmclog_callchain *cc,
+				    unsigned int cpu, unsigned long slot)
+{
+	struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+
+	us->pl_hdr.pl_type = PMCLOG_TYPE_USERSTACK;
+	us->pl_hdr.pl_len = len;
+	us->pl_hdr.pl_time = s->time;
+	us->pl_pid = cc->pl_pid;
+	us->pl_tid = cc->pl_tid;
+	us->pl_pmcid = s->pm->id;
+	us->pl_flags = s->us_flags;
+	us->pl_size = s->us_size;
+	us->pl_copied = s->us_copied;
+	memcpy(us->pl_regs, s->us_regs, sizeof(us->pl_regs));
+	if (s->us_copied && r->ustack)
+		memcpy(us->pl_stack, r->ustack +
+		       (slot % hwpmc_nsamples) * hwpmc_max_user_stack,
+		       s->us_copied);
+}
+
+static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
+			     unsigned long slot)
 {
 	struct pmclog_callchain *cc;
 	struct hwpmc_log *log;
 	unsigned long flags;
 	u32 len = sizeof(*cc) + s->npc * sizeof(u64);
+	u32 uslen = 0;
+
+	if (s->us_size)
+		uslen = ALIGN(sizeof(struct pmclog_userstack) + s->us_copied,
+			      8);
 
 	rcu_read_lock();
 	log = rcu_dereference(s->pm->po->log);
@@ -296,8 +439,10 @@ static void hwpmc_sample_log(struct hwpmc_sample *s)
 		rcu_read_unlock();
 		return;
 	}
-	cc = hwpmc_log_reserve(log, PMCLOG_TYPE_CALLCHAIN, len, &flags);
+	/* One reservation: both records are logged, or the sample dropped. */
+	cc = hwpmc_log_reserve(log, PMCLOG_TYPE_CALLCHAIN, len + uslen, &flags);
 	if (cc) {
+		cc->pl_hdr.pl_len = len;
 		cc->pl_hdr.pl_time = s->time;
 		cc->pl_pid = hwpmc_log_pid(log, s->pid);
 		cc->pl_tid = hwpmc_log_pid(log, s->tid);
@@ -307,6 +452,9 @@ static void hwpmc_sample_log(struct hwpmc_sample *s)
 		cc->pl_nkernel = s->nkernel;
 		cc->pl_npc = s->npc;
 		memcpy(cc->pl_pc, s->pc, s->npc * sizeof(u64));
+		if (uslen)
+			hwpmc_sample_log_ustack(s, (void *)((char *)cc + len),
+						uslen, cc, cpu, slot);
 		hwpmc_log_commit(log, flags);
 	} else {
 		hwpmc_stat_inc(samples_dropped);
@@ -338,7 +486,7 @@ void hwpmc_samples_drain(void)
 				break;
 			/* Read the slot only after seeing it ready. */
 			smp_rmb();
-			hwpmc_sample_log(s);
+			hwpmc_sample_log(s, cpu, r->tail);
 			/* Its owner's share of this ring: one slot back. */
 			atomic_dec(per_cpu_ptr(s->pm->po->ring_used, cpu));
 			WRITE_ONCE(s->ready, 0);
@@ -392,5 +540,32 @@ void hwpmc_samples_fini(void)
 
 		vfree(r->slots);
 		r->slots = NULL;
+		vfree(r->ustack);
+		r->ustack = NULL;
 	}
+}
+
+/*
+ * The stack areas of every CPU's ring, for a PMC_F_USERSTACK PMC about to
+ * be allocated: allocated once, kept until unload.  hwpmc_sx held.
+ */
+int hwpmc_samples_ustack_get(void)
+{
+	size_t size = (size_t)hwpmc_nsamples * hwpmc_max_user_stack;
+	unsigned int cpu;
+
+	lockdep_assert_held(&hwpmc_sx);
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+		char *p;
+
+		if (r->ustack)
+			continue;
+		p = vzalloc(size);
+		if (!p)
+			return -ENOMEM;
+		/* Seen whole by the samplers (the PMC starts later). */
+		smp_store_release(&r->ustack, p);
+	}
+	return 0;
 }

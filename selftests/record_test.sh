@@ -36,6 +36,30 @@ show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }
 # The entries of a flat profile: "Children Self Samples Command Dso [x] sym..."
 entries() { grep -v '^#' "$1" | grep -E '^ +[0-9.]+% +[0-9.]+%'; }
 
+# --- --call-graph dwarf,SIZE: USERSTACK records beside the callchains ---
+cd "$T" || exit 1
+"$RECORD" --call-graph dwarf,2048 -o dwarf.data -- "$HOT" 0.3 0 >dwarf.out 2>&1
+rc=$?
+show dwarf.out
+ok "record --call-graph dwarf: exit status 0" test "$rc" -eq 0
+ok "record --call-graph dwarf: the summary says user stacks" \
+	grep -q 'with callchains and user stacks' dwarf.out
+"$REPORT" -i dwarf.data --dump >dwarf.dump 2>&1
+ncc=$(grep -c ' CALLCHAIN ' dwarf.dump)
+nus=$(grep -c ' USERSTACK .*size=2048 ' dwarf.dump)
+nregs=$(grep -c ' USERSTACK .* rip=0x' dwarf.dump)
+log "dwarf: $ncc CALLCHAIN, $nus USERSTACK of 2048 bytes, $nregs with registers"
+ok "record --call-graph dwarf: samples" test "${ncc:-0}" -gt 0
+ok "record --call-graph dwarf: a USERSTACK of 2048 bytes per CALLCHAIN" \
+	test "${nus:-0}" -eq "${ncc:-1}"
+ok "record --call-graph dwarf: registers in (nearly) every one" \
+	test "$((nregs * 100))" -ge "$((nus * 98))"
+"$REPORT" -i dwarf.data >dwarf.flat 2>&1
+ok "report reads a dwarf log: hot is first" \
+	test "$(entries dwarf.flat | head -n 1 | awk '{ print $NF }')" = hot
+"$RECORD" --call-graph dwarf,70000 -o bad.data -- true >bad.out 2>&1
+ok "record --call-graph dwarf,70000: a usage error (2)" test "$?" -eq 2
+
 # --- the main recording: -g, exit status 3 ------------------------------
 cd "$T" || exit 1
 "$RECORD" -g -o hot.data -- "$HOT" 0.5 3 >record.out 2>&1

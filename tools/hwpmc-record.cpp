@@ -56,10 +56,10 @@ struct options : sampling_options {
 void usage(FILE *out) {
     std::fprintf(
         out,
-        "usage: %s [-e SPEC]... [-F HZ | -c PERIOD] [-g] [-a [-C CPUS] | -p PID[,PID]]\n"
-        "                    [--system-event SPEC]... [--count-event SPEC]...\n"
-        "                    [--count-output FILE] [--no-inherit] [-o FILE] [-l SECS]\n"
-        "                    [-q] [-v] [--] [COMMAND [ARG]...]\n"
+        "usage: %s [-e SPEC]... [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
+        "                    [-a [-C CPUS] | -p PID[,PID]] [--system-event SPEC]...\n"
+        "                    [--count-event SPEC]... [--count-output FILE] [--no-inherit]\n"
+        "                    [-o FILE] [-l SECS] [-q] [-v] [--] [COMMAND [ARG]...]\n"
         "\n"
         "Sample COMMAND (and the processes it forks), running processes (-p: until\n"
         "they exit or SIGINT), or every CPU (-a: while COMMAND runs, or until SIGINT)\n"
@@ -71,6 +71,11 @@ void usage(FILE *out) {
         "  -c PERIOD        sample every PERIOD events (CLOCK.PROF: nanoseconds of CPU\n"
         "                   time); default for other events: 1 (SOFT), 1,000,000 (hardware)\n"
         "  -g               record callchains (kernel and user, through frame pointers)\n"
+        "  --call-graph fp  the same\n"
+        "  --call-graph dwarf[,SIZE]\n"
+        "                   also each sample's user registers and SIZE bytes of its\n"
+        "                   user stack (default 8192), for hwpmc-report to unwind\n"
+        "                   through DWARF CFI: right without frame pointers\n"
         "  -a               system-wide: one sampling PMC per CPU (needs root/CAP_PERFMON)\n"
         "  -C CPUS          with -a or --system-event: only these CPUs (e.g. 0,2-3)\n"
         "  --system-event SPEC  also sample SPEC on every CPU (system-wide, one PMC per\n"
@@ -175,7 +180,9 @@ void print_summary(const options &o, const std::string &rate0, const log_summary
     std::fputc('\n', stderr);
     std::fprintf(stderr, "%s: wrote %s (%s, %s records)%s\n", prog, o.output.c_str(),
                  human_bytes(file_size).c_str(), thousands(ls.records).c_str(),
-                 o.callchain ? ", with callchains" : "");
+                 o.ustack_size ? ", with callchains and user stacks"
+                 : o.callchain ? ", with callchains"
+                               : "");
     if (!ls.closed)
         std::fprintf(stderr, "%s: warning: the log does not end with CLOSELOG\n", prog);
     // The driver's own count covers every user of the module, and samples

@@ -415,5 +415,7 @@ int main(int argc, char **argv) {
     if (o.pids.empty() && o.command.empty())
         o.system_wide = true;
     finish_sampling_options(prog, &o);
+    if (o.ustack_size) // nothing here would unwind the stacks
+        usage_error(prog, "--call-graph dwarf is hwpmc-record's; use -g (--call-graph fp)");
     return run(o);
 }

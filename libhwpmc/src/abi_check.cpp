@@ -64,6 +64,7 @@ HWPMC_CAPTURE(PMCLOG_TYPE_USERDATA)
 HWPMC_CAPTURE(PMCLOG_TYPE_MAP_IN)
 HWPMC_CAPTURE(PMCLOG_TYPE_MAP_OUT)
 HWPMC_CAPTURE(PMCLOG_TYPE_CALLCHAIN)
+HWPMC_CAPTURE(PMCLOG_TYPE_USERSTACK)
 constexpr std::uint32_t uapi_cap_mask = PMC_CAP_MASK;
 #undef HWPMC_CAPTURE
 } // namespace
@@ -129,9 +130,10 @@ HWPMC_SAME(PMCLOG_TYPE_USERDATA)
 HWPMC_SAME(PMCLOG_TYPE_MAP_IN)
 HWPMC_SAME(PMCLOG_TYPE_MAP_OUT)
 HWPMC_SAME(PMCLOG_TYPE_CALLCHAIN)
+HWPMC_SAME(PMCLOG_TYPE_USERSTACK)
 #undef HWPMC_SAME
 // Every record type the ABI knows has an enumerator.
-static_assert(PMCLOG_TYPE_MAX == PMCLOG_TYPE_CALLCHAIN);
+static_assert(PMCLOG_TYPE_MAX == PMCLOG_TYPE_USERSTACK);
 // Every capability bit the ABI knows has an enumerator.
 static_assert(uapi_cap_mask == ((static_cast<std::uint32_t>(PMC_CAP_LAST) << 1) - 1));
 // The event encoding of enum pmc_event agrees with the SOFT codes.

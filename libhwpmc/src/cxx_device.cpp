@@ -72,11 +72,16 @@ const std::vector<soft_event_name> &device::soft_events() const {
 
 pmc device::allocate(std::string_view spec, enum pmc_mode mode, uint32_t flags, int cpu,
                      uint64_t count) {
+    return allocate(spec, mode, flags, cpu, count, 0);
+}
+
+pmc device::allocate(std::string_view spec, enum pmc_mode mode, uint32_t flags, int cpu,
+                     uint64_t count, uint32_t ustack_size) {
     const std::string text(spec);
     std::string msg;
     detail::allocation a;
-    if (detail::allocate(live().fd, live().info, text.c_str(), mode, flags, cpu, count, &a, &msg) <
-        0) {
+    if (detail::allocate(live().fd, live().info, text.c_str(), mode, flags, cpu, count, &a, &msg,
+                         ustack_size) < 0) {
         if (!msg.empty())
             throw spec_error(msg);
         throw_errno("PMCALLOCATE");

@@ -71,6 +71,8 @@ uint32_t min_len(uint32_t type) noexcept {
         return sizeof(struct pmclog_map_out);
     case PMCLOG_TYPE_CALLCHAIN:
         return sizeof(struct pmclog_callchain);
+    case PMCLOG_TYPE_USERSTACK:
+        return sizeof(struct pmclog_userstack);
     default:
         return sizeof(struct pmclog_header);
     }
@@ -80,7 +82,7 @@ const char *type_name(uint32_t type) noexcept {
     static const char *const names[] = {
         "type 0",    "INITIALIZE", "CLOSELOG", "DROPNOTIFY", "PMCALLOCATE", "PMCATTACH",
         "PMCDETACH", "PROCCSW",    "PROCEXEC", "PROCEXIT",   "PROCFORK",    "SYSEXIT",
-        "USERDATA",  "MAP_IN",     "MAP_OUT",  "CALLCHAIN",
+        "USERDATA",  "MAP_IN",     "MAP_OUT",  "CALLCHAIN",  "USERSTACK",
     };
     static_assert(sizeof(names) / sizeof(names[0]) == PMCLOG_TYPE_MAX + 1);
     return type <= PMCLOG_TYPE_MAX ? names[type] : "unknown type";
@@ -359,6 +361,26 @@ enum pmclog_state pmclog_parser::decode(const unsigned char *p, uint32_t type, u
         std::memcpy(cc.pl_pc, p + sizeof(r), size_t{r.pl_npc} * sizeof(uint64_t));
         std::memset(cc.pl_pc + r.pl_npc, 0,
                     (PMC_CALLCHAIN_DEPTH_MAX - r.pl_npc) * sizeof(uint64_t));
+        return PMCLOG_OK;
+    }
+    case PMCLOG_TYPE_USERSTACK: {
+        const auto r = load<pmclog_userstack>(p);
+        if (r.pl_copied > r.pl_size)
+            return fail(EBADMSG, "USERSTACK: %u bytes copied of %u", r.pl_copied, r.pl_size);
+        const size_t want = (sizeof(r) + size_t{r.pl_copied} + 7) & ~size_t{7};
+        if (len != want)
+            return fail(EBADMSG, "USERSTACK: length %u for %u bytes of stack (%zu)", len,
+                        r.pl_copied, want);
+        auto &us = u.pl_us;
+        std::memset(&us, 0, sizeof(us));
+        us.pl_pid = r.pl_pid;
+        us.pl_tid = r.pl_tid;
+        us.pl_pmcid = r.pl_pmcid;
+        us.pl_flags = r.pl_flags;
+        us.pl_size = r.pl_size;
+        us.pl_copied = r.pl_copied;
+        std::memcpy(us.pl_regs, r.pl_regs, sizeof(us.pl_regs));
+        us.pl_stack = p + sizeof(r);
         return PMCLOG_OK;
     }
     }

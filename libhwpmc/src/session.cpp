@@ -54,7 +54,7 @@ session::~session() {
 }
 
 int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode mode, uint32_t flags,
-             int cpu, uint64_t count, allocation *out, std::string *errmsg) {
+             int cpu, uint64_t count, allocation *out, std::string *errmsg, uint32_t ustack_size) {
     errmsg->clear();
     if (spec == nullptr || out == nullptr || static_cast<uint32_t>(mode) > PMC_MODE_MAX) {
         errno = EINVAL;
@@ -81,6 +81,7 @@ int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode m
     a.pm_flags = flags;
     a.pm_caps = enc.caps | (PMC_IS_SAMPLING_MODE(mode) ? PMC_CAP_INTERRUPT : 0u);
     a.pm_count = count;
+    a.pm_ustack_size = ustack_size;
     a.pm_config = enc.config;
     a.pm_config1 = enc.config1;
     if (op_allocate(fd, &a) < 0) {

@@ -48,8 +48,10 @@ struct session {
 };
 
 // pmc_allocate(3) on `fd`: 0, or -1 with errno; a bad specifier is EINVAL
-// with the explanation in *errmsg.
+// with the explanation in *errmsg.  ustack_size: PMCALLOCATE's
+// pm_ustack_size (PMC_F_USERSTACK).
 int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode mode, uint32_t flags,
-             int cpu, uint64_t count, allocation *out, std::string *errmsg);
+             int cpu, uint64_t count, allocation *out, std::string *errmsg,
+             uint32_t ustack_size = 0);
 
 } // namespace hwpmc::detail

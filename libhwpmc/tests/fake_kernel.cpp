@@ -143,8 +143,14 @@ int fake_kernel::ioctl(unsigned long request, void *arg) {
     }
     case HWPMC_IOC_PMCALLOCATE: {
         auto *a = static_cast<pmc_op_pmcallocate *>(arg);
-        if (!zero(a->pm_reserved) || !zero(a->pm_reserved0) || a->pm_mode > PMC_MODE_MAX ||
+        if (!zero(a->pm_reserved) || a->pm_mode > PMC_MODE_MAX ||
             (a->pm_flags & ~PMC_F_ALLOCATE_MASK))
+            return fail(EINVAL);
+        // PMC_F_USERSTACK: a multiple of 8 up to the default cap, sampling.
+        if ((a->pm_flags & PMC_F_USERSTACK)
+                ? (a->pm_ustack_size % 8 || a->pm_ustack_size > PMC_USTACK_DEFAULT ||
+                   !(a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_TS))
+                : a->pm_ustack_size != 0)
             return fail(EINVAL);
         const bool sys = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_SC;
         if (sys ? a->pm_cpu >= ncpu : a->pm_cpu != PMC_CPU_ANY)

@@ -94,6 +94,26 @@ inline bytes callchain(uint64_t time, uint32_t pmcid, uint32_t pid, const std::v
     return record(PMCLOG_TYPE_CALLCHAIN, r, time, pcs(pc));
 }
 
+// A USERSTACK record: rip, rsp and rbp set (the rest of the registers 0
+// unless `regs`), `stack` copied of `size` asked for.
+inline bytes userstack(uint64_t time, uint32_t pmcid, uint32_t pid, const bytes &stack,
+                       uint32_t size, uint64_t rip = 0x401234, uint64_t rsp = 0x7ffc0000f000,
+                       uint32_t flags = PMCLOG_US_F_REGS) {
+    struct pmclog_userstack r {};
+    r.pl_pid = pid;
+    r.pl_tid = pid + 1;
+    r.pl_pmcid = pmcid;
+    r.pl_flags = flags | (stack.size() < size ? PMCLOG_US_F_SHORT : 0u);
+    r.pl_size = size;
+    r.pl_copied = static_cast<uint32_t>(stack.size());
+    if (flags & PMCLOG_US_F_REGS) {
+        r.pl_regs[PMCLOG_US_REG_RIP] = rip;
+        r.pl_regs[PMCLOG_US_REG_RSP] = rsp;
+        r.pl_regs[PMCLOG_US_REG_RBP] = rsp + 0x40;
+    }
+    return record(PMCLOG_TYPE_USERSTACK, r, time, stack);
+}
+
 inline void append(bytes &log, const bytes &rec) {
     log.insert(log.end(), rec.begin(), rec.end());
 }
@@ -117,7 +137,8 @@ inline bytes every_type_log() {
         r.pl_pgoff = 0x1000;
         append(log, record(PMCLOG_TYPE_MAP_IN, r, t++, cstr("/usr/lib/libc.so.6")));
     }
-    append(log, callchain(t++, 0x13000001, 42, {0xffffffff81000000, 0x401234, 0x401000}, 1, 0));
+    append(log, callchain(t, 0x13000001, 42, {0xffffffff81000000, 0x401234, 0x401000}, 1, 0));
+    append(log, userstack(t++, 0x13000001, 42, bytes{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 64));
     {
         struct pmclog_proccsw r {};
         r.pl_pmcid = 0x13000001;
@@ -267,6 +288,23 @@ inline std::string describe(const struct pmclog_ev &ev) {
         s += b;
         for (uint32_t i = 0; i < cc.pl_npc && i < PMC_CALLCHAIN_DEPTH_MAX; ++i) {
             std::snprintf(b, sizeof(b), " %#llx", static_cast<unsigned long long>(cc.pl_pc[i]));
+            s += b;
+        }
+        b[0] = 0;
+        break;
+    }
+    case PMCLOG_TYPE_USERSTACK: {
+        const auto &us = u.pl_us;
+        std::snprintf(b, sizeof(b), " pid=%u tid=%u pmcid=%#x fl=%#x size=%u copied=%u regs",
+                      us.pl_pid, us.pl_tid, us.pl_pmcid, us.pl_flags, us.pl_size, us.pl_copied);
+        s += b;
+        for (uint64_t r : us.pl_regs) {
+            std::snprintf(b, sizeof(b), " %#llx", static_cast<unsigned long long>(r));
+            s += b;
+        }
+        s += " stack";
+        for (uint32_t i = 0; i < us.pl_copied; ++i) {
+            std::snprintf(b, sizeof(b), " %02x", us.pl_stack[i]);
             s += b;
         }
         b[0] = 0;

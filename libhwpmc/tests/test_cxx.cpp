@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The C++ API against the fake kernel.
 #include "fake_kernel.hpp"
+#include "pmclog_builder.hpp"
 
 #include <hwpmc/hwpmc.hpp>
 
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,47 @@ TEST_F(Cxx, PmcStopsAndReleasesItselfOnDestruction) {
         EXPECT_EQ(k.pmcs.size(), 1u);
     }
     EXPECT_TRUE(k.pmcs.empty());
+}
+
+TEST_F(Cxx, AllocateWithUserStack) {
+    hwpmc::device dev = hwpmc::device::open();
+    hwpmc::pmc p = dev.allocate("SOFT-CLOCK.PROF", PMC_MODE_TS, PMC_F_CALLCHAIN | PMC_F_USERSTACK,
+                                -1, 100000, 4096);
+    const auto &a = k.pmcs.at(p.id()).alloc;
+    EXPECT_EQ(a.pm_flags, static_cast<uint32_t>(PMC_F_CALLCHAIN | PMC_F_USERSTACK));
+    EXPECT_EQ(a.pm_ustack_size, 4096u);
+    EXPECT_EQ(a.pm_count, 100000u);
+    // The five-argument form asks for no stack size.
+    hwpmc::pmc q = dev.allocate("SOFT-CLOCK.PROF", PMC_MODE_TS, PMC_F_USERSTACK, -1, 100000);
+    EXPECT_EQ(k.pmcs.at(q.id()).alloc.pm_ustack_size, 0u);
+    // The module's EINVAL for a bad size comes through.
+    EXPECT_EQ(error_of([&] {
+                  dev.allocate("SOFT-CLOCK.PROF", PMC_MODE_TS, PMC_F_USERSTACK, -1, 100000, 12);
+              }),
+              EINVAL);
+    EXPECT_EQ(error_of([&] { dev.allocate("SOFT-CLOCK.PROF", PMC_MODE_TS, 0, -1, 100000, 8); }),
+              EINVAL);
+}
+
+// The C++ reader hands USERSTACK records out as the C one does.
+TEST_F(Cxx, LogReaderUserStack) {
+    using namespace hwpmc::test;
+    bytes log = initialize();
+    append(log, callchain(5, 1, 100, {0x401234}));
+    append(log, userstack(5, 1, 100, bytes{1, 2, 3}, 512));
+    hwpmc::log_reader r(
+        std::span<const std::byte>(reinterpret_cast<const std::byte *>(log.data()), log.size()));
+    int n = 0;
+    for (const pmclog_ev &ev : r) {
+        if (ev.pl_type != PMCLOG_TYPE_USERSTACK)
+            continue;
+        ++n;
+        EXPECT_EQ(ev.pl_u.pl_us.pl_copied, 3u);
+        EXPECT_EQ(ev.pl_u.pl_us.pl_size, 512u);
+        EXPECT_EQ(ev.pl_u.pl_us.pl_stack[2], 3);
+        EXPECT_EQ(ev.pl_u.pl_us.pl_regs[PMCLOG_US_REG_RIP], 0x401234u);
+    }
+    EXPECT_EQ(n, 1);
 }
 
 TEST_F(Cxx, ReadWriteExchange) {

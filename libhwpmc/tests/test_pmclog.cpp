@@ -322,6 +322,43 @@ std::vector<roundtrip_case> roundtrip_cases() {
                          EXPECT_EQ(ev.pl_u.pl_mo.pl_end, 0x7f0000005000u);
                      }});
     }
+    // USERSTACK (log minor 3): registers, the copy in the record, padding.
+    v.push_back({"USERSTACK", userstack(1, 0x13000002, 100, bytes{0xa, 0xb, 0xc, 0xd, 0xe}, 4096),
+                 [](const struct pmclog_ev &ev) {
+                     const auto &us = ev.pl_u.pl_us;
+                     EXPECT_EQ(ev.pl_len, 184);
+                     EXPECT_EQ(us.pl_pid, 100u);
+                     EXPECT_EQ(us.pl_tid, 101u);
+                     EXPECT_EQ(us.pl_pmcid, 0x13000002u);
+                     EXPECT_EQ(us.pl_flags,
+                               static_cast<uint32_t>(PMCLOG_US_F_REGS | PMCLOG_US_F_SHORT));
+                     EXPECT_EQ(us.pl_size, 4096u);
+                     EXPECT_EQ(us.pl_copied, 5u);
+                     EXPECT_EQ(us.pl_regs[PMCLOG_US_REG_RIP], 0x401234u);
+                     EXPECT_EQ(us.pl_regs[PMCLOG_US_REG_RSP], 0x7ffc0000f000u);
+                     EXPECT_EQ(us.pl_regs[PMCLOG_US_REG_RBP], 0x7ffc0000f040u);
+                     EXPECT_EQ(us.pl_regs[0], 0u);
+                     ASSERT_NE(us.pl_stack, nullptr);
+                     EXPECT_EQ(us.pl_stack, static_cast<const unsigned char *>(ev.pl_data) +
+                                                sizeof(struct pmclog_userstack));
+                     EXPECT_EQ(us.pl_stack[0], 0xa);
+                     EXPECT_EQ(us.pl_stack[4], 0xe);
+                 }});
+    v.push_back({"USERSTACK full copy", userstack(1, 1, 100, bytes(64, 0x5a), 64),
+                 [](const struct pmclog_ev &ev) {
+                     const auto &us = ev.pl_u.pl_us;
+                     EXPECT_EQ(us.pl_flags, static_cast<uint32_t>(PMCLOG_US_F_REGS));
+                     EXPECT_EQ(us.pl_copied, 64u);
+                     EXPECT_EQ(us.pl_stack[63], 0x5a);
+                 }});
+    v.push_back({"USERSTACK of a kernel thread: no registers, no copy",
+                 userstack(1, 1, 100, {}, 8192, 0, 0, 0), [](const struct pmclog_ev &ev) {
+                     const auto &us = ev.pl_u.pl_us;
+                     EXPECT_EQ(us.pl_flags, static_cast<uint32_t>(PMCLOG_US_F_SHORT));
+                     EXPECT_EQ(us.pl_copied, 0u);
+                     EXPECT_EQ(us.pl_size, 8192u);
+                     EXPECT_EQ(us.pl_regs[PMCLOG_US_REG_RIP], 0u);
+                 }});
     // Callchains: the mode of pl_pc[0] and FreeBSD's cpuflags.
     v.push_back({"CALLCHAIN user",
                  callchain(1, 0x13000002, 100, {0x401000, 0x402000}, 0, PMCLOG_CC_F_USER, 3),
@@ -473,7 +510,7 @@ TEST(PmclogRead, EveryTypeInOneLog) {
     const bytes log = every_type_log();
     const outcome o = decode(log);
     ASSERT_EQ(o.end, PMCLOG_EOF) << o;
-    ASSERT_EQ(o.events.size(), 15u) << o;
+    ASSERT_EQ(o.events.size(), 16u) << o;
     // Offsets add up; counts run 1..n; types in order.
     parser p;
     ASSERT_EQ(p.feed(log), 0);
@@ -675,6 +712,26 @@ std::vector<corrupt_case> corrupt_cases() {
                      "CALLCHAIN: length 40 < 48"});
     }
     {
+        const bytes us = userstack(1, 1, 100, bytes(16, 1), 32);
+        v.push_back({"USERSTACK copied above size",
+                     with_field<uint32_t>(us, offsetof(struct pmclog_userstack, pl_size), 8), false,
+                     EBADMSG, "USERSTACK: 16 bytes copied of 8"});
+        v.push_back({"USERSTACK copied above the record",
+                     with_field<uint32_t>(us, offsetof(struct pmclog_userstack, pl_copied), 24),
+                     false, EBADMSG, "USERSTACK: length 192 for 24 bytes"});
+        v.push_back({"USERSTACK copied below the record",
+                     with_field<uint32_t>(us, offsetof(struct pmclog_userstack, pl_copied), 8),
+                     false, EBADMSG, "USERSTACK: length 192 for 8 bytes"});
+        v.push_back(
+            {"USERSTACK copied huge",
+             with_field<uint32_t>(
+                 with_field<uint32_t>(us, offsetof(struct pmclog_userstack, pl_size), 0xffffffffu),
+                 offsetof(struct pmclog_userstack, pl_copied), 0xfffffff8u),
+             false, EBADMSG, "USERSTACK: length 192"});
+        v.push_back({"USERSTACK shorter than fixed", with_len(us, 168), false, EBADMSG,
+                     "USERSTACK: length 168 < 176"});
+    }
+    {
         struct pmclog_pmcallocate r {};
         std::memset(r.pl_name, 'n', sizeof(r.pl_name));
         v.push_back({"PMCALLOCATE name unterminated", record(PMCLOG_TYPE_PMCALLOCATE, r, 1), false,
@@ -800,7 +857,7 @@ TEST(PmclogCompat, LaterInitializeAndRecordsAfterCloselog) {
     append(log, every_type_log());
     const outcome o = decode(log);
     EXPECT_EQ(o.end, PMCLOG_EOF) << o;
-    EXPECT_EQ(o.events.size(), 30u);
+    EXPECT_EQ(o.events.size(), 32u);
 }
 
 // --- API misuse -----------------------------------------------------------
@@ -875,7 +932,7 @@ TEST(PmclogFd, FileAndItsGrowth) {
     ASSERT_EQ(pmclog_read(p.get(), &ev), 0) << pmclog_errmsg(p.get());
     EXPECT_EQ(ev.pl_type, PMCLOG_TYPE_CLOSELOG);
     EXPECT_EQ(ev.pl_offset, static_cast<off_t>(log.size()));
-    EXPECT_EQ(ev.pl_count, 16u);
+    EXPECT_EQ(ev.pl_count, 17u);
     EXPECT_EQ(pmclog_read(p.get(), &ev), -1);
     EXPECT_EQ(ev.pl_state, PMCLOG_EOF);
     close(fd);
@@ -904,7 +961,7 @@ TEST(PmclogFd, FileGrows) {
     while (pmclog_read(p.get(), &ev) == 0)
         ++n;
     EXPECT_EQ(ev.pl_state, PMCLOG_EOF);
-    EXPECT_EQ(n, 15u);
+    EXPECT_EQ(n, 16u);
     close(fds[0]);
 }
 
@@ -941,7 +998,7 @@ TEST(PmclogFd, TruncatedFileIsAnError) {
     close(fds[0]);
     EXPECT_EQ(o.end, PMCLOG_ERROR);
     EXPECT_EQ(o.err, EBADMSG);
-    EXPECT_EQ(o.events.size(), 14u);
+    EXPECT_EQ(o.events.size(), 15u);
 }
 
 TEST(PmclogFd, ReadErrorIsReported) {
@@ -984,11 +1041,13 @@ TEST(PmclogPrint, FreeBsdProgramReadsEveryType) {
     std::string out;
     ASSERT_EQ(run_pmclog_print(every_type_log(), &out), 0) << out;
     const char *const want[] = {
-        "0.000001000 initlog 0x1020000 \"INTEL_ARCH\"\n",
+        "0.000001000 initlog 0x1030000 \"INTEL_ARCH\"\n",
         "0.000002000 allocate 0x13000001 \"SOFT-CLOCK.PROF\" 0x80\n",
         "0.000002001 attach 0x13000001 42 \"/usr/bin/true\"\n",
         "0.000002002 map-in 42 0x400000 \"/usr/lib/libc.so.6\"\n",
         "0.000002003 callchain 42 0x13000001 1 3 s 0xffffffff81000000 0x401234 0x401000\n",
+        "0.000002003 unknown record type 16\n", // USERSTACK: a Linux extension
+
         "0.000002004 cswval 0x13000001 42 123456\n",
         "0.000002005 fork 42 44\n",
         "0.000002006 exec 0xffffffff 44 \"/bin/sh\"\n",
@@ -1047,7 +1106,7 @@ TEST(LogReader, Fed) {
     r.finish();
     EXPECT_EQ(r.next(), nullptr);
     EXPECT_EQ(r.state(), PMCLOG_EOF);
-    EXPECT_EQ(n, 15u);
+    EXPECT_EQ(n, 16u);
     EXPECT_THROW(r.feed(as_span(log)), std::system_error); // after finish()
 }
 

@@ -215,6 +215,10 @@ static void gen_pmcallocate_good(struct fuzz_ctx *c,
 	if (a->pm_mode == PMC_MODE_TS || a->pm_mode == PMC_MODE_SS) {
 		if (one_in(&c->rng, 2))
 			a->pm_flags |= PMC_F_CALLCHAIN;
+		if (one_in(&c->rng, 8)) {
+			a->pm_flags |= PMC_F_USERSTACK;
+			a->pm_ustack_size = 8 * rnd(&c->rng, 1025);
+		}
 		/* CLOCK.PROF: ns (at least 10 us unprivileged); others: events */
 		a->pm_count = hwc ? 10000 + rnd(&c->rng, 1000000) :
 			      a->pm_event == PMC_SOFT_CLOCK_PROF ?
@@ -256,7 +260,8 @@ static void gen_pmcallocate(struct fuzz_ctx *c, void *arg)
 	a->pm_config = one_in(&c->rng, 4) ? rng_next(&c->rng) &
 			(one_in(&c->rng, 2) ? PMC_X86_CONFIG_MASK : ~0ULL) : 0;
 	a->pm_config1 = one_in(&c->rng, 20) ? rng_next(&c->rng) : 0;
-	fuzz_reserved(c, &a->pm_reserved0, sizeof(a->pm_reserved0));
+	a->pm_ustack_size = one_in(&c->rng, 4) ? (uint32_t)rng_next(&c->rng) &
+			    0x1ffff : 0;
 	fuzz_reserved(c, a->pm_reserved, sizeof(a->pm_reserved));
 }
 

@@ -28,7 +28,8 @@ bool pmc_group::allocate(hwpmc::device &dev, size_t req, const request &r,
                                                      : (r.system ? PMC_MODE_SS : PMC_MODE_TS);
     for (int cpu : where) {
         try {
-            members_.push_back({req, cpu, dev.allocate(r.spec, mode, r.flags, cpu, r.period)});
+            members_.push_back(
+                {req, cpu, dev.allocate(r.spec, mode, r.flags, cpu, r.period, r.ustack_size)});
         } catch (const std::system_error &e) {
             *f = {e.code().value(), dynamic_cast<const hwpmc::spec_error *>(&e) != nullptr,
                   e.what(), cpu};

@@ -25,12 +25,13 @@ public:
 
     // One event to allocate.
     struct request {
-        std::string spec;    // what hwpmc::device::allocate() gets
-        std::string name;    // what messages call it (as the user wrote it)
-        bool system = false; // system scope: one PMC per CPU
-        uint64_t period = 0; // sampling: the period
-        uint32_t flags = 0;  // PMC_F_*
-        bool tsc = false;    // the TSC (it counts only system-wide)
+        std::string spec;         // what hwpmc::device::allocate() gets
+        std::string name;         // what messages call it (as the user wrote it)
+        bool system = false;      // system scope: one PMC per CPU
+        uint64_t period = 0;      // sampling: the period
+        uint32_t flags = 0;       // PMC_F_*
+        uint32_t ustack_size = 0; // PMC_F_USERSTACK: bytes of user stack
+        bool tsc = false;         // the TSC (it counts only system-wide)
     };
 
     // One allocated PMC.

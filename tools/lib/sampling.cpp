@@ -29,6 +29,37 @@ std::string freq_error(const std::string &spec) {
 
 } // namespace
 
+bool parse_call_graph(const char *arg, sampling_options *o, std::string *why) {
+    const std::string a = arg ? arg : "";
+    if (a == "fp") {
+        o->callchain = true;
+        o->ustack_size = 0;
+        return true;
+    }
+    if (a.rfind("dwarf", 0) != 0 || (a.size() > 5 && a[5] != ',')) {
+        *why = "--call-graph wants fp or dwarf[,SIZE], not '" + a + "'";
+        return false;
+    }
+    uint64_t size = default_ustack_size;
+    if (a.size() > 5) {
+        const std::string n = a.substr(6);
+        if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 9 ||
+            (size = std::stoull(n)) == 0) {
+            *why = "--call-graph dwarf,SIZE wants a size in bytes, not '" + n + "'";
+            return false;
+        }
+        size = (size + 7) & ~uint64_t{7};
+        if (size > max_ustack_size) {
+            *why = "--call-graph dwarf,SIZE: at most " + std::to_string(max_ustack_size) +
+                   " bytes, not " + n;
+            return false;
+        }
+    }
+    o->callchain = true;
+    o->ustack_size = static_cast<uint32_t>(size);
+    return true;
+}
+
 bool period_of(const hwpmc::event_info &ev, const sampling_options &o, uint64_t *period,
                std::string *why) {
     if (o.period) {
@@ -54,7 +85,7 @@ std::vector<struct option> sampling_longopts(std::initializer_list<struct option
         {"event", required_argument, nullptr, 'e'},
         {"freq", required_argument, nullptr, 'F'},
         {"count", required_argument, nullptr, 'c'},
-        {"call-graph", no_argument, nullptr, 'g'},
+        {"call-graph", required_argument, nullptr, opt_call_graph},
         {"all-cpus", no_argument, nullptr, 'a'},
         {"cpu", required_argument, nullptr, 'C'},
         {"pid", required_argument, nullptr, 'p'},
@@ -94,7 +125,14 @@ bool sampling_option(const char *prog, int opt, const char *arg, sampling_option
         break;
     case 'g':
         o->callchain = true;
+        o->ustack_size = 0;
         break;
+    case opt_call_graph: {
+        std::string why;
+        if (!parse_call_graph(arg, o, &why))
+            usage_error(prog, why);
+        break;
+    }
     case 'a':
         o->system_wide = true;
         break;
@@ -140,6 +178,9 @@ bool samplers::allocate(hwpmc::device &dev, const sampling_options &o) {
         r.spec = r.name = spec;
         r.system = system;
         r.flags = o.callchain ? PMC_F_CALLCHAIN : 0;
+        if (o.ustack_size)
+            r.flags |= PMC_F_USERSTACK;
+        r.ustack_size = o.ustack_size;
         if (!system && o.inherit)
             r.flags |= PMC_F_DESCENDANTS;
         hwpmc::event_info ev;

@@ -31,7 +31,8 @@ struct sampling_options {
     std::vector<std::string> system_events;
     double freq = 0;                 // -F HZ (0: not given)
     uint64_t period = 0;             // -c PERIOD (0: not given)
-    bool callchain = false;          // -g
+    bool callchain = false;          // -g, --call-graph fp|dwarf
+    uint32_t ustack_size = 0;        // --call-graph dwarf[,SIZE]: bytes of user stack (0: fp)
     bool system_wide = false;        // -a
     std::vector<int> cpus;           // -C (with -a)
     std::vector<pid_t> pids;         // -p
@@ -44,9 +45,20 @@ struct sampling_options {
 // getopt_long() returns for --no-inherit.
 constexpr const char *sampling_optstring = "e:F:c:gaC:p:";
 constexpr int opt_no_inherit = 0x1000;
-constexpr int opt_system_event = 0x1001; // hwpmc-record's
+constexpr int opt_call_graph = 0x1001;
+constexpr int opt_system_event = 0x1004; // hwpmc-record's
 constexpr int opt_count_event = 0x1002;  // hwpmc-record's
 constexpr int opt_count_output = 0x1003; // hwpmc-record's
+// --call-graph's default stack copy (perf's: 8 KiB) and the largest one
+// (the module's max_user_stack may allow less: PMCALLOCATE says EINVAL).
+constexpr uint32_t default_ustack_size = 8192;
+constexpr uint32_t max_ustack_size = 65536;
+
+// perf's --call-graph MODE: "fp" (frame pointers, as -g) or "dwarf" with
+// an optional ",SIZE" (bytes of user stack per sample, rounded up to a
+// multiple of 8, at most max_ustack_size; default default_ustack_size).
+// False with *why for anything else.
+bool parse_call_graph(const char *arg, sampling_options *o, std::string *why);
 // The tool's long options: the shared ones, then `more`.
 std::vector<struct option> sampling_longopts(std::initializer_list<struct option> more);
 

@@ -19,7 +19,7 @@ const char *type_name(uint32_t t) {
     static const char *names[] = {
         "?",         "INITIALIZE", "CLOSELOG", "DROPNOTIFY", "PMCALLOCATE", "PMCATTACH",
         "PMCDETACH", "PROCCSW",    "PROCEXEC", "PROCEXIT",   "PROCFORK",    "SYSEXIT",
-        "USERDATA",  "MAP_IN",     "MAP_OUT",  "CALLCHAIN",
+        "USERDATA",  "MAP_IN",     "MAP_OUT",  "CALLCHAIN",  "USERSTACK",
     };
     return t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
 }
@@ -106,6 +106,16 @@ void print_record(FILE *out, const pmclog_ev &ev) {
             std::fprintf(out, " [kernel hidden]");
         for (uint32_t i = 0; i < c.pl_npc; i++)
             std::fprintf(out, " 0x%" PRIx64, c.pl_pc[i]);
+        break;
+    }
+    case PMCLOG_TYPE_USERSTACK: {
+        const auto &us = u.pl_us;
+        std::fprintf(out, " pid=%u tid=%u pmcid=0x%x flags=0x%x size=%u copied=%u", us.pl_pid,
+                     us.pl_tid, us.pl_pmcid, us.pl_flags, us.pl_size, us.pl_copied);
+        if (us.pl_flags & PMCLOG_US_F_REGS)
+            std::fprintf(out, " rip=0x%" PRIx64 " rsp=0x%" PRIx64 " rbp=0x%" PRIx64,
+                         us.pl_regs[PMCLOG_US_REG_RIP], us.pl_regs[PMCLOG_US_REG_RSP],
+                         us.pl_regs[PMCLOG_US_REG_RBP]);
         break;
     }
     default:

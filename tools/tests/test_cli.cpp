@@ -184,6 +184,67 @@ TEST(SamplingOptions, TableDriven) {
                 "-e wants an event specifier");
 }
 
+// perf's --call-graph: fp (as -g) or dwarf[,SIZE].
+TEST(SamplingOptions, CallGraphTableDriven) {
+    const struct {
+        const char *arg;
+        bool ok;
+        uint32_t ustack; // when ok
+        const char *why; // in the message when not
+    } cases[] = {
+        {"fp", true, 0, nullptr},
+        {"dwarf", true, 8192, nullptr},
+        {"dwarf,4096", true, 4096, nullptr},
+        {"dwarf,8", true, 8, nullptr},
+        {"dwarf,13", true, 16, nullptr}, // rounded up to 8, as perf
+        {"dwarf,65536", true, 65536, nullptr},
+        {"dwarf,65537", false, 0, "at most 65536"},
+        {"dwarf,0", false, 0, "a size in bytes"},
+        {"dwarf,", false, 0, "a size in bytes"},
+        {"dwarf,4k", false, 0, "a size in bytes"},
+        {"dwarf,-8", false, 0, "a size in bytes"},
+        {"dwarf,99999999999999", false, 0, "a size in bytes"},
+        {"dwarf4096", false, 0, "fp or dwarf"},
+        {"lbr", false, 0, "fp or dwarf"},
+        {"", false, 0, "fp or dwarf"},
+        {"FP", false, 0, "fp or dwarf"},
+    };
+    for (const auto &c : cases) {
+        sampling_options o;
+        std::string why;
+        EXPECT_EQ(parse_call_graph(c.arg, &o, &why), c.ok) << c.arg;
+        if (c.ok) {
+            EXPECT_TRUE(o.callchain) << c.arg;
+            EXPECT_EQ(o.ustack_size, c.ustack) << c.arg;
+        } else {
+            EXPECT_NE(why.find(c.why), std::string::npos) << c.arg << ": " << why;
+            EXPECT_FALSE(o.callchain) << c.arg;
+        }
+    }
+    // Through the shared option code: the last of -g / --call-graph wins.
+    sampling_options o;
+    EXPECT_TRUE(sampling_option("t", opt_call_graph, "dwarf,1024", &o));
+    EXPECT_EQ(o.ustack_size, 1024u);
+    EXPECT_TRUE(sampling_option("t", 'g', nullptr, &o));
+    EXPECT_TRUE(o.callchain);
+    EXPECT_EQ(o.ustack_size, 0u);
+    EXPECT_TRUE(sampling_option("t", opt_call_graph, "dwarf", &o));
+    EXPECT_EQ(o.ustack_size, 8192u);
+    EXPECT_TRUE(sampling_option("t", opt_call_graph, "fp", &o));
+    EXPECT_EQ(o.ustack_size, 0u);
+    EXPECT_EXIT(sampling_option("t", opt_call_graph, "dwarf,x", &o), ::testing::ExitedWithCode(2),
+                "dwarf,SIZE wants a size");
+    // The long option takes its argument (perf's spelling).
+    bool found = false;
+    for (const auto &lo : sampling_longopts({}))
+        if (lo.name && std::string(lo.name) == "call-graph") {
+            found = true;
+            EXPECT_EQ(lo.has_arg, required_argument);
+            EXPECT_EQ(lo.val, opt_call_graph);
+        }
+    EXPECT_TRUE(found);
+}
+
 TEST(SamplingOptions, DefaultEventAndFreqOnlyForClockProf) {
     sampling_options o;
     finish_sampling_options("t", &o);

@@ -22,7 +22,7 @@
 
 /* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
 #define HWPMC_VERSION_MAJOR	1
-#define HWPMC_VERSION_MINOR	4
+#define HWPMC_VERSION_MINOR	5
 #define HWPMC_VERSION_PATCH	0
 #define HWPMC_VERSION_MAKE(maj, min, pat) \
 	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
@@ -104,7 +104,15 @@
 #define PMC_F_LOG_PROCEXIT	0x00000010
 #define PMC_F_KGMON		0x00000040	/* unimplemented: EOPNOTSUPP */
 #define PMC_F_CALLCHAIN		0x00000080
-#define PMC_F_ALLOCATE_MASK	0x000000dc
+/*
+ * Since 1.5 (log minor 3): each sample also carries the user registers
+ * and a copy of the top of the user stack (a USERSTACK record), for
+ * unwinding after the fact from DWARF CFI (perf's --call-graph dwarf).
+ * The copy's size is pm_ustack_size (see PMCALLOCATE).  Sampling modes
+ * only (EINVAL); EOPNOTSUPP when the module's max_user_stack is 0.
+ */
+#define PMC_F_USERSTACK		0x00000400
+#define PMC_F_ALLOCATE_MASK	0x000004dc
 /* PMCRW flags. */
 #define PMC_F_NEWVALUE		0x00000010	/* write pm_value */
 #define PMC_F_OLDVALUE		0x00000020	/* return the old value */
@@ -203,12 +211,22 @@ struct pmc_op_pmcallocate {
 	__u32	pm_flags;		/* PMC_F_* allocation flags */
 	__u32	pm_caps;		/* PMC_CAP_* wanted */
 	__u32	pm_pmcid;		/* out: handle */
-	__u32	pm_reserved0;
+	__u32	pm_ustack_size;		/* PMC_F_USERSTACK: bytes, see below */
 	__u64	pm_count;		/* initial count / sampling period */
 	__u64	pm_config;		/* class-specific (x86: see below) */
 	__u64	pm_config1;		/* class-specific, 0 if unused */
 	__u32	pm_reserved[6];
 };
+
+/*
+ * pm_ustack_size (since 1.5; pm_reserved0 before): with PMC_F_USERSTACK,
+ * the bytes of user stack each sample copies, a multiple of 8 no larger
+ * than the module parameter max_user_stack (default 8192), or 0 for
+ * PMC_USTACK_DEFAULT (or max_user_stack if smaller); anything else is
+ * EINVAL.  Without the flag it must be 0 (EINVAL).
+ */
+#define PMC_USTACK_DEFAULT	8192
+#define PMC_USTACK_MAX		65536	/* the largest max_user_stack */
 
 /*
  * x86 classes (IAP, K8): pm_event is the event select (AMD: 12 bits, bits
@@ -357,7 +375,7 @@ struct pmc_op_getdyneventinfo {
  * PMCLOG_VERSION: a reader refuses a major version it does not know.
  */
 #define PMCLOG_VERSION_MAJOR	1
-#define PMCLOG_VERSION_MINOR	2
+#define PMCLOG_VERSION_MINOR	3
 #define PMCLOG_VERSION \
 	HWPMC_VERSION_MAKE(PMCLOG_VERSION_MAJOR, PMCLOG_VERSION_MINOR, 0)
 
@@ -376,7 +394,8 @@ struct pmc_op_getdyneventinfo {
 #define PMCLOG_TYPE_MAP_IN	13
 #define PMCLOG_TYPE_MAP_OUT	14
 #define PMCLOG_TYPE_CALLCHAIN	15
-#define PMCLOG_TYPE_MAX		15
+#define PMCLOG_TYPE_USERSTACK	16	/* log minor 3 */
+#define PMCLOG_TYPE_MAX		16
 
 #define PMCLOG_PATH_MAX		4096	/* longest path in a record */
 
@@ -541,6 +560,44 @@ struct pmclog_callchain {
 	__u32	pl_npc;
 	__u32	pl_reserved;
 	__u64	pl_pc[];
+};
+
+/*
+ * USERSTACK (log minor 3, module minor 5): a sample of a PMC_F_USERSTACK
+ * PMC.  It immediately follows its sample's CALLCHAIN record (same
+ * pl_time, pid, tid and PMC), and the two are logged or dropped together:
+ * the sample counts as one in taken = logged + dropped + throttled.
+ *
+ * pl_regs are the x86-64 user registers in DWARF register order (0 rax,
+ * 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip),
+ * valid only with PMCLOG_US_F_REGS: the interrupted user-mode state, or
+ * the state the task entered the kernel from, or, for a task sampled
+ * while not running (a migration), its saved user state with no stack
+ * copy.  None (all zero) for a kernel thread, an exiting task whose
+ * memory is gone, or a 32-bit task.
+ * pl_stack holds pl_copied bytes of user memory from rsp upward, read in
+ * interrupt context without faulting: a copy shorter than pl_size (the
+ * size asked for) stops at the end of the stack or at a page that is
+ * not resident, and is marked PMCLOG_US_F_SHORT.  The record is padded
+ * to a multiple of 8 bytes.
+ */
+#define PMCLOG_US_NREGS		17
+#define PMCLOG_US_REG_RBP	6
+#define PMCLOG_US_REG_RSP	7
+#define PMCLOG_US_REG_RIP	16
+#define PMCLOG_US_F_REGS	0x1	/* pl_regs are valid */
+#define PMCLOG_US_F_SHORT	0x2	/* pl_copied < pl_size */
+
+struct pmclog_userstack {
+	struct pmclog_header pl_hdr;
+	__u32	pl_pid;
+	__u32	pl_tid;
+	__u32	pl_pmcid;
+	__u32	pl_flags;		/* PMCLOG_US_F_* */
+	__u32	pl_size;		/* bytes asked for */
+	__u32	pl_copied;		/* bytes in pl_stack */
+	__u64	pl_regs[PMCLOG_US_NREGS];
+	__u8	pl_stack[];
 };
 
 /* --- ioctl numbers: nr = FreeBSD PMC_OP_* number; append only ---------- */

@@ -128,6 +128,10 @@ public:
     // process scope; count: initial count, or the sampling period.
     pmc allocate(std::string_view spec, enum pmc_mode mode, uint32_t flags = 0, int cpu = -1,
                  uint64_t count = 0);
+    // The same with PMCALLOCATE's pm_ustack_size: the bytes of user stack
+    // each sample of a PMC_F_USERSTACK PMC copies (0: the module's default).
+    pmc allocate(std::string_view spec, enum pmc_mode mode, uint32_t flags, int cpu, uint64_t count,
+                 uint32_t ustack_size);
     // What `spec` names on this machine (perf's software names accepted),
     // without allocating anything; a bad specifier throws spec_error with
     // the message allocate() would give for resolve_perf_alias(spec).

@@ -29,10 +29,13 @@
  *  - strings end with a NUL inside their record (and fit pl_pathname);
  *  - CALLCHAIN: pl_npc <= PMC_CALLCHAIN_DEPTH_MAX, pl_len is exactly the
  *    fixed part plus pl_npc program counters, pl_nkernel <= pl_npc;
+ *  - USERSTACK: pl_copied <= pl_size, pl_len is exactly the fixed part
+ *    plus pl_copied bytes rounded up to a multiple of 8;
  *  - record type 0 is corrupt; types above PMCLOG_TYPE_MAX are from a later
  *    minor version: they are skipped (never returned), but counted in
  *    pl_count.  A known record longer than its fixed part is accepted (the
- *    rest is ignored), except CALLCHAIN, whose length is exact.
+ *    rest is ignored), except CALLCHAIN and USERSTACK, whose lengths are
+ *    exact.
  * A violation is PMCLOG_ERROR; it is sticky: every later pmclog_read()
  * returns it again.
  *
@@ -83,6 +86,12 @@
  *    frames the module hid from this owner: pl_nkernel is 0, pl_pc holds
  *    the user-mode state it entered the kernel from, and pl_cpumode is
  *    that of pl_pc[0], USER, or KERNEL when pl_npc is 0 (a kernel thread)).
+ *  - pl_us (an extension, log minor 3): a USERSTACK record, which follows
+ *    its sample's CALLCHAIN: the user registers (pl_regs, x86-64 DWARF
+ *    order, PMCLOG_US_REG_*), valid with PMCLOG_US_F_REGS, and pl_copied
+ *    bytes of the user stack from the stack pointer up at pl_stack, a
+ *    pointer into the record (valid as long as pl_data);
+ *    PMCLOG_US_F_SHORT when fewer than the pl_size bytes asked for.
  *  - pl_i: pl_arch is the enum pmc_cputype; pl_version is the log format's
  *    version (PMCLOG_VERSION), not the module's; pl_ts is the wall clock
  *    (CLOCK_REALTIME) at the record's time; pl_cpuid is always "" (the log
@@ -142,6 +151,7 @@ extern "C" {
 #undef PMCLOG_TYPE_MAP_IN
 #undef PMCLOG_TYPE_MAP_OUT
 #undef PMCLOG_TYPE_CALLCHAIN
+#undef PMCLOG_TYPE_USERSTACK
 enum pmclog_type HWPMC_ENUM_BASE {
     PMCLOG_TYPE_INITIALIZE = 1,
     PMCLOG_TYPE_CLOSELOG = 2,
@@ -158,6 +168,7 @@ enum pmclog_type HWPMC_ENUM_BASE {
     PMCLOG_TYPE_MAP_IN = 13,
     PMCLOG_TYPE_MAP_OUT = 14,
     PMCLOG_TYPE_CALLCHAIN = 15,
+    PMCLOG_TYPE_USERSTACK = 16, /* log minor 3: a Linux extension */
 };
 #define PMCLOG_TYPE_INITIALIZE PMCLOG_TYPE_INITIALIZE
 #define PMCLOG_TYPE_CLOSELOG PMCLOG_TYPE_CLOSELOG
@@ -174,6 +185,7 @@ enum pmclog_type HWPMC_ENUM_BASE {
 #define PMCLOG_TYPE_MAP_IN PMCLOG_TYPE_MAP_IN
 #define PMCLOG_TYPE_MAP_OUT PMCLOG_TYPE_MAP_OUT
 #define PMCLOG_TYPE_CALLCHAIN PMCLOG_TYPE_CALLCHAIN
+#define PMCLOG_TYPE_USERSTACK PMCLOG_TYPE_USERSTACK
 
 enum pmclog_state {
     PMCLOG_OK,           /* *ev holds a record */
@@ -214,6 +226,18 @@ struct pmclog_ev_callchain {
     uint32_t pl_nkernel;                     /* pl_pc[0 .. pl_nkernel) are kernel addresses */
     uint32_t pl_flags;                       /* PMCLOG_CC_F_* */
     uint64_t pl_pc[PMC_CALLCHAIN_DEPTH_MAX]; /* innermost first */
+};
+
+/* USERSTACK (an extension): see struct pmclog_userstack in <linux/hwpmc.h>. */
+struct pmclog_ev_userstack {
+    uint32_t pl_pid;
+    uint32_t pl_tid;
+    pmc_id_t pl_pmcid;
+    uint32_t pl_flags;                 /* PMCLOG_US_F_* */
+    uint32_t pl_size;                  /* bytes asked for */
+    uint32_t pl_copied;                /* bytes at pl_stack */
+    uint64_t pl_regs[PMCLOG_US_NREGS]; /* DWARF order; valid with PMCLOG_US_F_REGS */
+    const unsigned char *pl_stack;     /* in the record: valid as pl_data */
 };
 
 struct pmclog_ev_closelog {
@@ -336,6 +360,7 @@ struct pmclog_ev {
         struct pmclog_ev_procfork pl_f;
         struct pmclog_ev_sysexit pl_se;
         struct pmclog_ev_userdata pl_u;
+        struct pmclog_ev_userstack pl_us; /* an extension */
     } pl_u;
 };
 
