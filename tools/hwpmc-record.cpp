@@ -388,20 +388,18 @@ int run(options &o) {
 
 int main(int argc, char **argv) {
     options o;
-    option_reader r = sampling_options_reader(prog, argc, argv, "o:l:qvh",
-                                              {
-                                                  {"output", required_argument, nullptr, 'o'},
-                                                  {"quiet", no_argument, nullptr, 'q'},
-                                                  {"verbose", no_argument, nullptr, 'v'},
-                                                  {"help", no_argument, nullptr, 'h'},
-                                                  {"system-event", required_argument, nullptr,
-                                                   opt_system_event},
-                                                  {"count-event", required_argument, nullptr,
-                                                   opt_count_event},
-                                                  {"count-output", required_argument, nullptr,
-                                                   opt_count_output},
-                                              },
-                                              usage);
+    option_reader r =
+        sampling_options_reader(prog, argc, argv, "o:l:qvh",
+                                {
+                                    {"output", required_argument, nullptr, 'o'},
+                                    {"quiet", no_argument, nullptr, 'q'},
+                                    {"verbose", no_argument, nullptr, 'v'},
+                                    {"help", no_argument, nullptr, 'h'},
+                                    {"system-event", required_argument, nullptr, opt_system_event},
+                                    {"count-event", required_argument, nullptr, opt_count_event},
+                                    {"count-output", required_argument, nullptr, opt_count_output},
+                                },
+                                usage);
     int opt;
     while ((opt = next_tool_option(prog, r, &o)) != -1) {
         switch (opt) {

@@ -47,9 +47,9 @@ struct options {
     text_options text;
     bool folded = false;
     bool dump = false;
-    bool script = false; // --script: perf script's text
-    std::string pprof;   // --pprof FILE
-    std::string gprof;   // --gprof DIR
+    bool script = false;  // --script: perf script's text
+    std::string pprof;    // --pprof FILE
+    std::string gprof;    // --gprof DIR
     std::string kallsyms; // --kallsyms FILE
     std::string flamegraph;
     std::string title = "Flame Graph";

@@ -29,14 +29,14 @@ struct sampling_options {
     // hwpmc-record --system-event: system-scope events next to the
     // process-scope ones of -e (pmcstat -P with -S)
     std::vector<std::string> system_events;
-    double freq = 0;                 // -F HZ (0: not given)
-    uint64_t period = 0;             // -c PERIOD (0: not given)
-    bool callchain = false;          // -g, --call-graph fp|dwarf
-    uint32_t ustack_size = 0;        // --call-graph dwarf[,SIZE]: bytes of user stack (0: fp)
-    bool system_wide = false;        // -a
-    std::vector<int> cpus;           // -C (with -a)
-    std::vector<pid_t> pids;         // -p
-    bool inherit = true;             // PMC_F_DESCENDANTS
+    double freq = 0;          // -F HZ (0: not given)
+    uint64_t period = 0;      // -c PERIOD (0: not given)
+    bool callchain = false;   // -g, --call-graph fp|dwarf
+    uint32_t ustack_size = 0; // --call-graph dwarf[,SIZE]: bytes of user stack (0: fp)
+    bool system_wide = false; // -a
+    std::vector<int> cpus;    // -C (with -a)
+    std::vector<pid_t> pids;  // -p
+    bool inherit = true;      // PMC_F_DESCENDANTS
     std::vector<std::string> command;
 };
 

@@ -105,8 +105,8 @@ TEST(Gmon, GnuGprofReadsTheProfile) {
     for (const auto &r : store)
         raws.push_back(&r);
 
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("hwpmc-gmon-" + std::to_string(getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("hwpmc-gmon-" + std::to_string(getpid()));
     symbolizer sym;
     gmon_summary sum;
     std::string err;

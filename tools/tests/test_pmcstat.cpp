@@ -71,15 +71,15 @@ TEST(Pmcstat, ProcessAndSystemSamplingInOneLog) {
 
 TEST(Pmcstat, CountingWithSamplingRecordsTheCounter) {
     // hwpmc-record counts -p's events on the targets it samples.
-    const auto p = plan({"-p", "SOFT-SYSCALL.ENTER", "-P", "SOFT-CLOCK.PROF", "-O", "x.log",
-                         "-o", "counts.txt", "--", "make", "-j2"});
+    const auto p = plan({"-p", "SOFT-SYSCALL.ENTER", "-P", "SOFT-CLOCK.PROF", "-O", "x.log", "-o",
+                         "counts.txt", "--", "make", "-j2"});
     EXPECT_EQ(p.error, "");
     EXPECT_EQ(p.tool, "hwpmc-record");
-    EXPECT_EQ(p.args, (strings{"-e", "SOFT-CLOCK.PROF", "-g", "-o", "x.log", "--count-event",
-                               "SOFT-SYSCALL.ENTER", "--count-output", "counts.txt", "--",
-                               "make", "-j2"}));
-    const auto t = plan({"-p", "SOFT-SYSCALL.ENTER", "-P", "SOFT-CLOCK.PROF", "-O", "x.log",
-                         "-t", "42"});
+    EXPECT_EQ(p.args,
+              (strings{"-e", "SOFT-CLOCK.PROF", "-g", "-o", "x.log", "--count-event",
+                       "SOFT-SYSCALL.ENTER", "--count-output", "counts.txt", "--", "make", "-j2"}));
+    const auto t =
+        plan({"-p", "SOFT-SYSCALL.ENTER", "-P", "SOFT-CLOCK.PROF", "-O", "x.log", "-t", "42"});
     EXPECT_EQ(t.args, (strings{"-e", "SOFT-CLOCK.PROF", "-p", "42", "-g", "-o", "x.log",
                                "--count-event", "SOFT-SYSCALL.ENTER"}));
 }
