@@ -52,8 +52,19 @@ log "dwarf: $ncc CALLCHAIN, $nus USERSTACK of 2048 bytes, $nregs with registers"
 ok "record --call-graph dwarf: samples" test "${ncc:-0}" -gt 0
 ok "record --call-graph dwarf: a USERSTACK of 2048 bytes per CALLCHAIN" \
 	test "${nus:-0}" -eq "${ncc:-1}"
-ok "record --call-graph dwarf: registers in (nearly) every one" \
-	test "$((nregs * 100))" -ge "$((nus * 98))"
+# Every sample with a user PC has the user registers; the others (the
+# task's exit, after its memory is gone: 32 of 386 once on a loaded 6.12)
+# have none to give.
+set -- $(awk '/ CALLCHAIN / { nk = np = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^nkernel=/) nk = substr($i, 9) + 0
+			if ($i ~ /^npc=/) np = substr($i, 5) + 0
+		}
+		user = np > nk }
+	/ USERSTACK / { if (user) { n++; if ($0 !~ / rip=/) bad++ } }
+	END { print n + 0, bad + 0 }' dwarf.dump)
+ok "record --call-graph dwarf: registers in every sample with a user PC ($1, $2 without)" \
+	test "${1:-0}" -gt 0 -a "${2:-1}" -eq 0
 "$REPORT" -i dwarf.data >dwarf.flat 2>&1
 ok "report reads a dwarf log: hot is first" \
 	test "$(entries dwarf.flat | head -n 1 | awk '{ print $NF }')" = hot
