@@ -316,10 +316,11 @@ struct hwpmc_pmc {
 	bool priv_kernel;		/* hooks: hwpmc_priv_kernel() at alloc */
 	atomic64_t value;		/* hooks: the count */
 	atomic64_t remaining;		/* sampling: events to the next sample */
+	atomic64_t read_floor;		/* CLOCK.PROF: the highest value read */
 	unsigned long stop_gp;		/* RCU grace-period cookie at the last stop */
 	struct list_head cls_node;	/* for the class's own lists */
 	struct list_head ss_node;	/* system sampling PMCs, RCU */
-	struct list_head targets;	/* hwpmc_target.pm_node */
+	struct list_head targets;	/* hwpmc_target.pm_node, RCU */
 	unsigned int ntargets;		/* under hwpmc_proc_lock */
 	struct rcu_head rcu;
 };

@@ -104,7 +104,7 @@ static void hwpmc_unlink_target(struct hwpmc_target *pt)
 
 	lockdep_assert_held(&hwpmc_proc_lock);
 	list_del_rcu(&pt->pp_node);
-	list_del(&pt->pm_node);
+	list_del_rcu(&pt->pm_node);
 	pt->pm->ntargets--;
 	kfree_rcu(pt, rcu);
 	if (list_empty(&pp->targets)) {
@@ -169,7 +169,7 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	pt->priv = priv;
 	atomic64_set(&pt->value, 0);
 	atomic64_set(&pt->csw_mark, 0);
-	list_add_tail(&pt->pm_node, &pm->targets);
+	list_add_tail_rcu(&pt->pm_node, &pm->targets);
 	list_add_tail_rcu(&pt->pp_node, &pp->targets);
 	pm->ntargets++;
 	pm->pflags |= HWPMC_PF_ATTACHED_ONCE;

@@ -35,6 +35,7 @@
 #include <linux/cpu.h>
 #include <linux/tick.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/seqlock.h>
 #include <asm/irq_regs.h>
 
@@ -550,15 +551,16 @@ static void soft_prof_sync(void)
 }
 
 /*
- * The CPU time @pm counts that @cpu has not credited yet: what the task
- * running there had since its last fold, if @pm counts that task.  No
+ * The CPU time @cpu has not credited yet to the task running there, if
+ * @want says @pm counts that task (@t: the task, or NULL for any).  No
  * IPI, no lock: the CPU's prof_seq gives a consistent (task, base), and
  * the task's runtime is the scheduler's, read as soft_runtime() reads
  * it.  The task cannot be freed meanwhile: it was current at the
  * snapshot, and its last reference goes after a grace period that this
  * RCU read side holds off.  Process context, RCU held.
  */
-static u64 soft_prof_inflight(struct hwpmc_pmc *pm, unsigned int cpu)
+static u64 soft_prof_inflight_on(struct hwpmc_pmc *pm, unsigned int cpu,
+				 struct task_struct *want)
 {
 	struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
 	struct task_struct *t;
@@ -571,11 +573,57 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm, unsigned int cpu)
 		t = READ_ONCE(sc->prof_task);
 		base = READ_ONCE(sc->prof_base);
 		if (t && !is_idle_task(t) &&
-		    (hwpmc_is_system(pm) || hwpmc_target_find(t, pm))) {
+		    (want ? t == want :
+		     hwpmc_is_system(pm) || hwpmc_target_find(t, pm))) {
 			rt = soft_runtime(t, true, cpu);
 			in = rt > base ? rt - base : 0;
 		}
 	} while (read_seqcount_retry(&sc->prof_seq, seq));
+	return in;
+}
+
+/*
+ * The in-flight time of a process-scope @pm, from its targets: each
+ * thread is looked for on the one CPU it was last on (a thread that
+ * moves meanwhile was switched out there, which changed the credited
+ * value: the caller reads again).  So a read does not grow with the
+ * machine and waits for no CPU.  Past as many threads as CPUs online,
+ * looking at every CPU is cheaper: -EAGAIN, and the caller does that.
+ * RCU held.
+ */
+static int soft_prof_inflight_targets(struct hwpmc_pmc *pm, u64 *in)
+{
+	unsigned int budget = num_online_cpus();
+	struct hwpmc_target *pt;
+	struct task_struct *p, *t;
+
+	*in = 0;
+	list_for_each_entry_rcu(pt, &pm->targets, pm_node) {
+		p = pid_task(pt->pp->pid, PIDTYPE_TGID);
+		if (!p)
+			continue;
+		for_each_thread(p, t) {
+			if (!budget--)
+				return -EAGAIN;
+			*in += soft_prof_inflight_on(pm, task_cpu(t), t);
+		}
+	}
+	return 0;
+}
+
+/* The in-flight time of @pm's targets on every CPU.  RCU held. */
+static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
+{
+	unsigned int cpu;
+	u64 in;
+
+	if (hwpmc_is_system(pm))
+		return soft_prof_inflight_on(pm, pm->cpu, NULL);
+	if (!soft_prof_inflight_targets(pm, &in))
+		return in;
+	in = 0;
+	for_each_online_cpu(cpu)
+		in += soft_prof_inflight_on(pm, cpu, NULL);
 	return in;
 }
 
@@ -593,7 +641,7 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm, unsigned int cpu)
 
 static u64 soft_prof_read(struct hwpmc_pmc *pm)
 {
-	unsigned int cpu, tries = 0;
+	unsigned int tries = 0;
 	u64 before, after, in;
 
 	rcu_read_lock();
@@ -601,12 +649,7 @@ static u64 soft_prof_read(struct hwpmc_pmc *pm)
 		before = atomic64_read(&pm->value);
 		/* The value before the CPUs' state, and after it, below. */
 		smp_rmb();
-		in = 0;
-		if (hwpmc_is_system(pm))
-			in = soft_prof_inflight(pm, pm->cpu);
-		else
-			for_each_online_cpu(cpu)
-				in += soft_prof_inflight(pm, cpu);
+		in = soft_prof_inflight(pm);
 		/* Pairs with the first: after every CPU's state. */
 		smp_rmb();
 		after = atomic64_read(&pm->value);
@@ -827,17 +870,33 @@ static void soft_stop(struct hwpmc_pmc *pm)
 		soft_ticks_update(-1);
 }
 
-/* PMCRW, with the owner's lock only: never waits for another CPU. */
+/*
+ * PMCRW, with the owner's lock only: never waits for another CPU.  A
+ * running CLOCK.PROF read holds an estimate (the in-flight time), which
+ * the scheduler may later charge a little short (a clock update skipped
+ * at a wakeup preemption charges the rest to the next task), or which a
+ * read that gave up on its retries leaves out: no read returns less than
+ * one before it, so that a count never goes down.
+ */
 static u64 soft_read(struct hwpmc_pmc *pm)
 {
-	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_running(pm))
-		return soft_prof_read(pm);
-	return atomic64_read(&pm->value);
+	s64 v, floor;
+
+	if (pm->event != PMC_SOFT_CLOCK_PROF)
+		return atomic64_read(&pm->value);
+	v = hwpmc_running(pm) ? soft_prof_read(pm) : atomic64_read(&pm->value);
+	floor = atomic64_read(&pm->read_floor);
+	do {
+		if ((u64)v <= (u64)floor)
+			return floor;
+	} while (!atomic64_try_cmpxchg(&pm->read_floor, &floor, v));
+	return v;
 }
 
 static void soft_write(struct hwpmc_pmc *pm, u64 value)
 {
 	atomic64_set(&pm->value, value);
+	atomic64_set(&pm->read_floor, 0);
 }
 
 static void soft_cpu_online(unsigned int cpu)
