@@ -5,8 +5,12 @@
  * at period 1 with callchains, as fast as a process can make system calls)
  * does not make the other's samples on the same CPU find the ring full.
  * Both owners sample the same process (every system call is a sample of
- * one, every 50th one of the other too).  Drops stay counted per owner (DROPNOTIFY) and taken = logged + dropped +
- * throttled still holds.
+ * one, every OTHER_PERIOD-th one of the other too).  Drops stay counted
+ * per owner (DROPNOTIFY) and taken = logged + dropped + throttled still
+ * holds.  The other's period is long enough that its own half of the
+ * ring (128 slots) fills only if the drain stalls for 128 * OTHER_PERIOD
+ * system calls: a guest starved by its host once stalled it for 50 * 128
+ * (24 of 6,000 samples dropped).
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -18,6 +22,8 @@
 #define LOG_A		"/tmp/hwpmc-ringshare-a.log"
 #define LOG_B		"/tmp/hwpmc-ringshare-b.log"
 #define SYSCTL_RATE	"/proc/sys/kernel/hwpmc/max_sample_rate"
+#define NSYSCALLS	300000
+#define OTHER_PERIOD	1000
 
 struct tally {
 	__u64 logged, dropped, throttled;
@@ -124,11 +130,11 @@ TEST_F(share, flooding_owner_does_not_starve_another)
 	pid = hwpmc_fork_gated(&go);
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		hwpmc_burn_syscalls(300000);
+		hwpmc_burn_syscalls(NSYSCALLS);
 		_exit(0);
 	}
 	ASSERT_EQ(0, owner_start(&oa, LOG_A, 1, PMC_F_CALLCHAIN, pid));
-	ASSERT_EQ(0, owner_start(&ob, LOG_B, 50, 0, pid));
+	ASSERT_EQ(0, owner_start(&ob, LOG_B, OTHER_PERIOD, 0, pid));
 	ASSERT_EQ(0, hwpmc_driverstats(fd, &s0));
 	ASSERT_EQ(1, write(go, "g", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -147,7 +153,7 @@ TEST_F(share, flooding_owner_does_not_starve_another)
 	/* The flood was real: the flooder lost samples to its full share. */
 	ASSERT_LT(0, a.dropped);
 	EXPECT_EQ(0, b.dropped);
-	EXPECT_LE(300000 / 50, b.logged + b.throttled);
+	EXPECT_LE(NSYSCALLS / OTHER_PERIOD, b.logged + b.throttled);
 	/* Per owner, and together: taken = logged + dropped + throttled. */
 	EXPECT_EQ(s1.pm_samples_taken - s0.pm_samples_taken,
 		  a.logged + a.dropped + a.throttled +
