@@ -145,5 +145,36 @@ def main():
               % (fmt(hs), fmt(ps)),
               ["report", "hwpmc", "perf report --stdio", "ratio", "goal", ""], rows)
 
+    if any(k[0] == "scale" for k in med):
+        cpus = sorted({int(v.split(":", 1)[0][len("read-"):])
+                       for (part, v) in med if part == "scale" and v.startswith("read-")})
+        rows = []
+        for ev in ("SCHED.SWITCH", "CLOCK.PROF", "PAGE_FAULT.ALL", "TSC"):
+            vals = [g("scale", "read-%d:pmcrw:%s" % (c, ev)) for c in cpus]
+            first, last = (vals[0], vals[-1]) if vals else (None, None)
+            perf = g("scale", "read-%d:perf:task-clock" % cpus[-1]) if cpus else None
+            r, rp = ratio(last, first), ratio(last, perf)
+            rows.append(["raw PMCRW, " + ev] + [fmt(v) for v in vals] +
+                        [rtxt(r), verdict(None if r is None else r <= 1.05),
+                         rtxt(rp), verdict(None if rp is None else rp <= 1.0)])
+        vals = [g("scale", "read-%d:perf:task-clock" % c) for c in cpus]
+        r = ratio(vals[-1], vals[0]) if vals else None
+        rows.append(["perf read() task-clock"] + [fmt(v) for v in vals] +
+                    [rtxt(r), "", "", ""])
+        table("Reads against the machine's size (ns per read, by vCPUs)",
+              ["what"] + ["%d CPU%s" % (c, "" if c == 1 else "s") for c in cpus] +
+              ["%d vs %d" % (cpus[-1], cpus[0]) if cpus else "ratio", "<= 1.05x",
+               "vs perf", "<= 1.00x"], rows)
+        base = g("scale", "pp-mon0")
+        rows = [["none", fmt(base), "", "", ""]]
+        for ev in ("SCHED.SWITCH", "CLOCK.PROF"):
+            for n in ("1", "1000"):
+                val = g("scale", "pp-mon%s:%s" % (n, ev))
+                p = pct(val, base)
+                rows.append(["%s with a %s PMC" % (n, ev), fmt(val), ptxt(p), "<= +1%",
+                             verdict(None if p is None else p <= 1.0)])
+        table("Unmonitored ping-pong while other processes are monitored (ns per round trip)",
+              ["monitored elsewhere", "ns", "vs none", "goal", ""], rows)
+
 
 main()

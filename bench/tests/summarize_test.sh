@@ -20,6 +20,12 @@ read getppid 3 350
 read null-ioctl 3 1100
 switch unloaded 1 10000
 switch loaded-idle 1 10100
+scale read-1:pmcrw:CLOCK.PROF 1 1000
+scale read-8:pmcrw:CLOCK.PROF 1 1040
+scale read-1:perf:task-clock 1 1300
+scale read-8:perf:task-clock 1 1310
+scale pp-mon0 1 10000
+scale pp-mon1000:CLOCK.PROF 1 10200
 done
 EOT
 head -n 4 "$tmp/finished.txt" >"$tmp/crashed.txt"
@@ -34,4 +40,6 @@ check "a finished run exits 0" '[ "$rc" -eq 0 ]'
 # medians: getppid 350, null ioctl 1,100 -> 3.14x
 check "medians and ratio" 'grep -Eq "null ioctl \(GETMODULEVERSION\) +1,100 +getppid\(\) +350 +3\.14x" <<<"$out"'
 check "switch overhead against the unloaded module" 'grep -Eq "loaded, no PMC +10,100 +\+1\.0%" <<<"$out"'
+check "scale: the read at 8 vCPUs against 1" 'grep -Eq "raw PMCRW, CLOCK.PROF +1,000 +1,040 +1\.04x +met +0\.79x +met" <<<"$out"'
+check "scale: the ping-pong beside 1,000 monitored processes" 'grep -Eq "1000 with a CLOCK.PROF PMC +10,200 +\+2\.0% +<= \+1% +NOT met" <<<"$out"'
 exit $fail

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_monitor: N processes monitored somewhere else on the machine, for
+ * make bench's "scale" part (what an unmonitored ping-pong pays while
+ * they exist):
+ *
+ *   bench_monitor -n N -e EVENT
+ *
+ * Forks N processes that sleep, allocates one process-scope counting PMC
+ * of EVENT (a SOFT event name, e.g. SCHED.SWITCH or CLOCK.PROF) per
+ * process, attaches and starts it, prints "ready N" and waits until its
+ * standard input closes; then kills the sleepers and exits 0.  Exit 1
+ * with a message if a step fails.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <hwpmc/pmc.h>
+
+static pid_t *kids;
+static long nkids;
+
+static void kill_kids(void)
+{
+	long i;
+
+	for (i = 0; i < nkids; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < nkids; i++)
+		waitpid(kids[i], NULL, 0);
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "bench_monitor: %s: %s\n", what, strerror(errno));
+	kill_kids();
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *event = "SCHED.SWITCH";
+	long n = 1, i;
+	char buf[64];
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:e:h")) != -1) {
+		if (opt == 'n') {
+			n = strtol(optarg, NULL, 0);
+		} else if (opt == 'e') {
+			event = optarg;
+		} else {
+			fprintf(stderr, "usage: bench_monitor -n N -e EVENT\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (n < 1 || n > 100000) {
+		fprintf(stderr, "bench_monitor: -n: 1 to 100000\n");
+		return 2;
+	}
+	kids = calloc((size_t)n, sizeof(*kids));
+	if (!kids || pmc_init())
+		return fail("pmc_init");
+	for (i = 0; i < n; i++) {
+		pmc_id_t id;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return fail("fork");
+		if (!pid) {
+			for (;;)
+				pause();
+		}
+		kids[nkids++] = pid;
+		if (pmc_allocate(event, PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0))
+			return fail("pmc_allocate");
+		if (pmc_attach(id, pid) || pmc_start(id))
+			return fail("pmc_attach/pmc_start");
+	}
+	printf("ready %ld\n", n);
+	fflush(stdout);
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+	kill_kids();
+	return 0;
+}
