@@ -6,11 +6,13 @@
  *
  *   bench_monitor -n N -e EVENT
  *
- * Forks N processes that sleep, allocates one process-scope counting PMC
- * of EVENT (a SOFT event name, e.g. SCHED.SWITCH or CLOCK.PROF) per
- * process, attaches and starts it, prints "ready N" and waits until its
- * standard input closes; then kills the sleepers and exits 0.  Exit 1
- * with a message if a step fails.
+ * Forks N processes, each of which opens /dev/hwpmc, allocates a
+ * process-scope counting PMC of EVENT (a SOFT event name, e.g.
+ * SCHED.SWITCH or CLOCK.PROF) on itself, starts it and sleeps (N owners,
+ * as N profiled programs would be: a SOFT class has 16 rows per owner);
+ * prints "ready N" once all are, and waits until its standard input
+ * closes; then kills them and exits 0.  Exit 1 with a message if a step
+ * fails.
  */
 #include <errno.h>
 #include <signal.h>
@@ -36,7 +38,8 @@ static void kill_kids(void)
 
 static int fail(const char *what)
 {
-	fprintf(stderr, "bench_monitor: %s: %s\n", what, strerror(errno));
+	fprintf(stderr, "bench_monitor: %s (process %ld): %s\n", what, nkids,
+		strerror(errno));
 	kill_kids();
 	return 1;
 }
@@ -46,7 +49,7 @@ int main(int argc, char **argv)
 	const char *event = "SCHED.SWITCH";
 	long n = 1, i;
 	char buf[64];
-	int opt;
+	int opt, ready[2];
 
 	while ((opt = getopt(argc, argv, "n:e:h")) != -1) {
 		if (opt == 'n') {
@@ -63,24 +66,35 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kids = calloc((size_t)n, sizeof(*kids));
-	if (!kids || pmc_init())
-		return fail("pmc_init");
+	if (!kids || pipe(ready))
+		return fail("calloc/pipe");
 	for (i = 0; i < n; i++) {
-		pmc_id_t id;
 		pid_t pid = fork();
 
 		if (pid < 0)
 			return fail("fork");
 		if (!pid) {
+			pmc_id_t id;
+
+			close(ready[0]);
+			if (pmc_init() ||
+			    pmc_allocate(event, PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0) ||
+			    pmc_attach(id, 0) || pmc_start(id)) {
+				fprintf(stderr, "bench_monitor: process %ld: %s: %s\n",
+					i, event, strerror(errno));
+				_exit(1);
+			}
+			if (write(ready[1], "r", 1) != 1)
+				_exit(1);
 			for (;;)
 				pause();
 		}
 		kids[nkids++] = pid;
-		if (pmc_allocate(event, PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0))
-			return fail("pmc_allocate");
-		if (pmc_attach(id, pid) || pmc_start(id))
-			return fail("pmc_attach/pmc_start");
 	}
+	close(ready[1]);
+	for (i = 0; i < n; i++)
+		if (read(ready[0], buf, 1) != 1)
+			return fail("a monitored process did not start");
 	printf("ready %ld\n", n);
 	fflush(stdout);
 	while (read(0, buf, sizeof(buf)) > 0)
