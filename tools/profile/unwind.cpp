@@ -44,6 +44,27 @@ const char *unwind_stop_name(unwind_stop s) {
     return "?";
 }
 
+std::string dwarf_unwinder::truncated_note() const {
+    uint64_t n = 0;
+    std::string why;
+    for (const auto &[stop, count] : stops) {
+        if (stop == unwind_stop::outermost || stop == unwind_stop::no_regs)
+            continue;
+        n += count;
+        why += (why.empty() ? "" : ", ") + std::to_string(count) + " " + unwind_stop_name(stop);
+    }
+    if (!n)
+        return "";
+    std::string s = std::to_string(n) + " of " + std::to_string(samples) +
+                    " user stacks (--call-graph dwarf) were unwound only in part and end in " +
+                    "[truncated] (" + why + ")";
+    if (stops.count(unwind_stop::off_stack))
+        s += "; a larger copy (--call-graph dwarf,SIZE) reaches further";
+    if (stops.count(unwind_stop::no_cfi))
+        s += "; code without CFI (.eh_frame, or .debug_frame in a debug file) cannot be unwound";
+    return s;
+}
+
 namespace {
 
 constexpr unsigned nregs = PMCLOG_US_NREGS;

@@ -75,6 +75,8 @@ public:
     // Counts, for a note under the report.
     uint64_t samples = 0;
     std::map<unwind_stop, uint64_t> stops;
+    // A note on the samples whose unwind stopped early, "" if none did.
+    std::string truncated_note() const;
 
 private:
     struct dso_cfi;

@@ -195,6 +195,10 @@ TEST(Unwind, ShortCopyIsMarkedTruncated) {
     EXPECT_EQ(r.stop, unwind_stop::off_stack);
     EXPECT_TRUE(r.truncated());
     EXPECT_EQ(u.stops.at(unwind_stop::off_stack), 1u);
+    EXPECT_EQ(u.truncated_note(),
+              "1 of 1 user stacks (--call-graph dwarf) were unwound only in part and end in "
+              "[truncated] (1 beyond the stack copy); a larger copy (--call-graph dwarf,SIZE) "
+              "reaches further");
 }
 
 // A PC outside every mapping: nothing to unwind it with.
@@ -312,6 +316,7 @@ TEST(Unwind, CachedRulesGiveTheSameChain) {
     EXPECT_EQ(a.pcs, b.pcs);
     EXPECT_EQ(a.stop, b.stop);
     EXPECT_EQ(u.samples, 2u);
+    EXPECT_EQ(u.truncated_note(), "");
 }
 
 } // namespace
