@@ -4,6 +4,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,6 +71,8 @@ namespace {
 constexpr unsigned nregs = PMCLOG_US_NREGS;
 constexpr unsigned reg_sp = PMCLOG_US_REG_RSP;
 constexpr unsigned reg_ip = PMCLOG_US_REG_RIP;
+// How far from e_entry a PC is still in the entry code.
+constexpr uint64_t entry_code = 64;
 
 // An open ELF file (from a path, or this process's vDSO image) and its
 // DWARF handle, if it has DWARF sections.
@@ -140,6 +143,7 @@ struct dwarf_unwinder::dso_cfi {
     elf_file file, debug;
     Dwarf_CFI *eh = nullptr;    // .eh_frame (dwarf_getcfi_elf: ours to end)
     Dwarf_CFI *frame = nullptr; // .debug_frame of the file or its debug file
+    uint64_t entry = 0;         // e_entry (0: none)
     ~dso_cfi() {
         if (eh)
             dwarf_cfi_end(eh);
@@ -375,6 +379,9 @@ dwarf_unwinder::dso_cfi *dwarf_unwinder::cfi(uint32_t dso) {
         }
     }
     if (ok) {
+        GElf_Ehdr eh;
+        if (gelf_getehdr(c->file.elf, &eh))
+            c->entry = eh.e_entry;
         c->eh = dwarf_getcfi_elf(c->file.elf);
         c->frame = c->file.debug_frame();
         if (!c->frame && path != vdso_name) {
@@ -383,7 +390,7 @@ dwarf_unwinder::dso_cfi *dwarf_unwinder::cfi(uint32_t dso) {
                 c->frame = c->debug.debug_frame();
         }
     }
-    if (!ok || (!c->eh && !c->frame))
+    if (!ok)
         c.reset();
     return (cfis_[dso] = std::move(c)).get();
 }
@@ -481,8 +488,14 @@ unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack 
             break;
         }
         const frame_rule *r = rule(m->dso, vaddr, &res.stop);
-        if (!r)
+        if (!r) {
+            // A file's entry code (the dynamic linker's _start, which calls
+            // _dl_start, has no CFI) is the outermost frame.
+            const dso_cfi *c = cfi(m->dso);
+            if (c && c->entry && vaddr - c->entry < entry_code)
+                res.stop = unwind_stop::outermost;
             break;
+        }
         bool off_stack = false;
         uint64_t cfa;
         if (!eval(r->cfa, cur, nullptr, mem, &cfa, &off_stack)) {

@@ -8,7 +8,8 @@
 //
 // Memory is read from the stack copy only: an address outside it ends the
 // chain.  A chain that ends before its outermost frame (whose return
-// address the CFI leaves undefined, as _start's and clone's) is marked
+// address the CFI leaves undefined, as _start's and clone's, or the entry
+// code of the dynamic linker, which has no CFI) is marked
 // truncated, with the reason: no mapping, no CFI, a register or a stack
 // word the copy does not have, a frame that does not move up the stack.
 #pragma once

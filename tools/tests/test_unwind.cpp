@@ -11,6 +11,7 @@
 #include "tools_test.hpp"
 
 #include <dlfcn.h>
+#include <gelf.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -295,6 +296,60 @@ TEST(Unwind, DebugFrameOfASeparateDebugFileByBuildId) {
     EXPECT_EQ(f[1], "unwind_middle") << joined(f);
     EXPECT_EQ(f[2], "unwind_outer") << joined(f);
     EXPECT_EQ(f[3].rfind("tools_test_unwind::caller(", 0), 0u) << joined(f);
+}
+
+// The dynamic linker's entry code (its _start, which has no CFI on
+// Debian) ends a chain as its outermost frame, not as a truncation.
+TEST(Unwind, DynamicLinkerEntryIsOutermost) {
+    // ld.so's executable mapping and its e_entry.
+    mapping ld;
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        if (line.find("/ld-linux-x86-64.so.2") == std::string::npos ||
+            line.find(" r-xp ") == std::string::npos)
+            continue;
+        unsigned long long lo, hi, off;
+        int n = 0;
+        if (std::sscanf(line.c_str(), "%llx-%llx %*s %llx %*s %*s%n", &lo, &hi, &off, &n) < 3)
+            continue;
+        ld = {lo, hi, off, line.substr(line.find('/'))};
+    }
+    if (ld.path.empty())
+        GTEST_SKIP() << "no ld-linux-x86-64.so.2 mapped";
+    elf_version(EV_CURRENT);
+    int fd = open(ld.path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    Elf *elf = elf_begin(fd, ELF_C_READ, nullptr);
+    GElf_Ehdr eh;
+    ASSERT_TRUE(elf && gelf_getehdr(elf, &eh));
+    uint64_t entry_off = 0;
+    size_t nph = 0;
+    elf_getphdrnum(elf, &nph);
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD &&
+            eh.e_entry - ph.p_vaddr < ph.p_filesz)
+            entry_off = eh.e_entry - ph.p_vaddr + ph.p_offset;
+    }
+    elf_end(elf);
+    close(fd);
+    ASSERT_GT(entry_off, ld.pgoff);
+    bytes body = map_in(10, pid, ld.start, ld.end, ld.pgoff, ld.path);
+    append(body, sample_rec(20, pid, {ld.start + entry_off - ld.pgoff + 3}));
+    log_data data;
+    read_log(log_of(body), &data);
+    ASSERT_EQ(data.samples.size(), 1u);
+    user_stack us;
+    us.flags = PMCLOG_US_F_REGS;
+    us.regs[PMCLOG_US_REG_RIP] = ld.start + entry_off - ld.pgoff + 3;
+    us.regs[PMCLOG_US_REG_RSP] = 0x7ffc00001000;
+    us.stack.assign(64, 0);
+    symbolizer sym;
+    dwarf_unwinder u(data.procs, sym);
+    const auto r = u.unwind(pid, 20, us);
+    EXPECT_EQ(r.stop, unwind_stop::outermost) << hwpmc_tools::unwind_stop_name(r.stop);
+    EXPECT_EQ(r.pcs.size(), 1u);
 }
 
 // The per-address cache: a second unwind of the same sample gives the same
