@@ -34,7 +34,9 @@ struct raw_sample {
     uint32_t pid, tid, cpu, pmcid, flags, nkernel;
     std::vector<uint64_t> pcs; // innermost first; pcs[0..nkernel) kernel
     // --call-graph dwarf: the sample's USERSTACK (registers and stack
-    // copy), whose unwinding replaces the user part of pcs.
+    // copy), whose unwinding replaces the user part of pcs.  It is the
+    // record right after the CALLCHAIN: a reader that resolves samples as
+    // it reads must wait for the next record before resolving one.
     std::shared_ptr<const user_stack> us = {};
 };
 
