@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <gelf.h>
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -36,6 +37,21 @@ __attribute__((noinline)) int caller(int (*outer)(unwind_snapshot *), unwind_sna
     int r = outer(s);
     asm volatile("" ::: "memory"); // not a tail call
     return r + 1;
+}
+
+unwind_snapshot *signal_snapshot;
+int (*signal_outer)(unwind_snapshot *);
+
+void handler(int) {
+    signal_outer(signal_snapshot);
+    asm volatile("" ::: "memory"); // not a tail call
+}
+
+// Raises SIGUSR1, whose handler runs the fixture's chain.
+__attribute__((noinline)) int raiser() {
+    raise(SIGUSR1);
+    asm volatile("" ::: "memory"); // not a tail call
+    return 1;
 }
 } // namespace tools_test_unwind
 
@@ -350,6 +366,43 @@ TEST(Unwind, DynamicLinkerEntryIsOutermost) {
     const auto r = u.unwind(pid, 20, us);
     EXPECT_EQ(r.stop, unwind_stop::outermost) << hwpmc_tools::unwind_stop_name(r.stop);
     EXPECT_EQ(r.pcs.size(), 1u);
+}
+
+// Through a signal frame: the handler's caller is the signal trampoline
+// (libc's __restore_rt, whose CFI is a signal frame's: "[unknown]
+// libc.so.6+0x..." without libc's debug symbols), and above it the code
+// the signal interrupted, inside raise(), called from raiser().
+TEST(Unwind, ThroughASignalFrame) {
+    const std::string lib = fixtures + "/libunwind.so";
+    void *h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(h, nullptr) << dlerror();
+    auto s = std::make_unique<unwind_snapshot>();
+    s->stack_end = stack_end();
+    s->cap = sizeof(s->stack);
+    tools_test_unwind::signal_snapshot = s.get();
+    tools_test_unwind::signal_outer =
+        reinterpret_cast<int (*)(unwind_snapshot *)>(dlsym(h, "unwind_outer"));
+    ASSERT_NE(tools_test_unwind::signal_outer, nullptr);
+    struct sigaction sa {
+    }, old{};
+    sa.sa_handler = tools_test_unwind::handler;
+    ASSERT_EQ(sigaction(SIGUSR1, &sa, &old), 0);
+    tools_test_unwind::raiser();
+    sigaction(SIGUSR1, &old, nullptr);
+    ASSERT_GT(s->copied, 64u);
+    bytes body = map_ins(10);
+    append(body, sample_rec(20, pid, {s->regs[16]}));
+    append(body, userstack_of(20, *s));
+    const auto f = frames_of(body);
+    ASSERT_GE(f.size(), 6u) << joined(f);
+    EXPECT_EQ(f[0], "unwind_leaf") << joined(f);
+    EXPECT_EQ(f[3].rfind("tools_test_unwind::handler(", 0), 0u) << joined(f);
+    EXPECT_NE(std::find(f.begin(), f.end(), "raise"), f.end()) << joined(f);
+    const auto raiser = std::find_if(f.begin(), f.end(), [](const std::string &n) {
+        return n.rfind("tools_test_unwind::raiser(", 0) == 0;
+    });
+    ASSERT_NE(raiser, f.end()) << joined(f);
+    EXPECT_NE(std::find(raiser, f.end(), "main"), f.end()) << joined(f);
 }
 
 // The per-address cache: a second unwind of the same sample gives the same
