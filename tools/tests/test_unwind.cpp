@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -403,6 +404,47 @@ TEST(Unwind, ThroughASignalFrame) {
     });
     ASSERT_NE(raiser, f.end()) << joined(f);
     EXPECT_NE(std::find(raiser, f.end(), "main"), f.end()) << joined(f);
+}
+
+// A log is untrusted input: random registers and stack bytes (PCs in the
+// fixture's code, stack words that are often addresses in it) end every
+// unwind within the depth limit, with a reason.
+TEST(Unwind, RandomStacksEndWithinTheLimit) {
+    const std::string lib = fixtures + "/libunwind.so";
+    auto s = snapshot(lib, 4096);
+    ASSERT_TRUE(s);
+    bytes body = map_ins(10);
+    append(body, sample_rec(20, pid, {s->regs[16]}));
+    log_data data;
+    read_log(log_of(body), &data);
+    symbolizer sym;
+    dwarf_unwinder u(data.procs, sym, "/nonexistent", 64);
+    uint64_t x = 88172645463325252ull; // xorshift64
+    auto rnd = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    const uint64_t pc = s->regs[16];
+    for (int i = 0; i < 2000; i++) {
+        user_stack us;
+        us.flags = PMCLOG_US_F_REGS;
+        for (auto &r : us.regs)
+            r = rnd();
+        us.regs[PMCLOG_US_REG_RIP] = pc - 0x40 + rnd() % 0x200;
+        us.regs[PMCLOG_US_REG_RSP] = 0x7ffc00000000 + (rnd() % 4096) * 8;
+        us.stack.resize(rnd() % 512 * 8);
+        for (size_t k = 0; k + 8 <= us.stack.size(); k += 8) {
+            uint64_t w =
+                rnd() % 3 ? pc - 0x40 + rnd() % 0x200 : us.regs[PMCLOG_US_REG_RSP] + rnd() % 4096;
+            std::memcpy(&us.stack[k], &w, 8);
+        }
+        const auto r = u.unwind(pid, 20, us);
+        ASSERT_GE(r.pcs.size(), 1u);
+        ASSERT_LE(r.pcs.size(), 64u);
+    }
+    EXPECT_EQ(u.samples, 2000u);
 }
 
 // The per-address cache: a second unwind of the same sample gives the same
