@@ -292,6 +292,8 @@ int run(const options &o) {
     for (const auto &path : res.changed)
         notes.push_back(path + " was modified after the recording: its symbols may not be "
                                "those of the code that ran");
+    if (const std::string n = res.unwinder().truncated_note(); !n.empty())
+        notes.push_back(n);
     if (res.user_unmapped)
         notes.push_back(thousands(res.user_unmapped) +
                         " samples interrupted user code outside every mapping the log describes "

@@ -114,9 +114,20 @@ void log_data::add(const pmclog_ev &ev) {
     }
     case PMCLOG_TYPE_CALLCHAIN: {
         const auto &c = ev.pl_u.pl_cc;
-        raw_sample r{t, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel, {}};
+        raw_sample r{t, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel, {}, {}};
         r.pcs.assign(c.pl_pc, c.pl_pc + c.pl_npc);
         samples.push_back(std::move(r));
+        break;
+    }
+    case PMCLOG_TYPE_USERSTACK: {
+        // It follows its sample's CALLCHAIN (same time, thread and PMC).
+        const auto &u = ev.pl_u.pl_us;
+        if (samples.empty())
+            break;
+        raw_sample &r = samples.back();
+        if (r.t != t || r.pid != u.pl_pid || r.tid != u.pl_tid || r.pmcid != u.pl_pmcid || r.us)
+            break;
+        r.us = std::make_shared<const user_stack>(user_stack::from(u));
         break;
     }
     default:
@@ -187,7 +198,7 @@ void log_data::name_from_proc() {
 }
 
 resolver::resolver(const process_table &procs, symbolizer &sym, bool user_only)
-    : procs_(procs), sym_(sym), user_only_(user_only) {}
+    : procs_(procs), sym_(sym), user_only_(user_only), unwinder_(procs, sym) {}
 
 uint32_t resolver::comm_id(const std::string &name) {
     auto it = comm_ids_.find(name);
@@ -271,7 +282,18 @@ uint32_t resolver::kernel_frame(uint64_t addr) {
 
 sample resolver::resolve(const raw_sample &r) {
     sample s{r.t, r.pid, r.tid, r.cpu, r.pmcid, comm_id(procs_.comm(r.pid, r.t)), {}};
-    s.frames.reserve(r.pcs.size() + 1);
+    // --call-graph dwarf: the kernel's frames, then the unwound user chain.
+    const std::vector<uint64_t> *pcs = &r.pcs;
+    std::vector<uint64_t> unwound;
+    bool truncated = false;
+    if (r.us && (r.us->flags & PMCLOG_US_F_REGS)) {
+        unwind_result u = unwinder_.unwind(r.pid, r.t, *r.us);
+        unwound.assign(r.pcs.begin(), r.pcs.begin() + std::min<size_t>(r.nkernel, r.pcs.size()));
+        unwound.insert(unwound.end(), u.pcs.begin(), u.pcs.end());
+        pcs = &unwound;
+        truncated = u.truncated();
+    }
+    s.frames.reserve(pcs->size() + 2);
     // In the kernel, its frames hidden: one frame says so, innermost (the
     // user frames that follow are where the task entered the kernel).
     if ((r.flags & PMCLOG_CC_F_KERNEL_HIDDEN) && r.nkernel == 0) {
@@ -279,21 +301,23 @@ sample resolver::resolve(const raw_sample &r) {
         if (!user_only_)
             s.frames.push_back(intern({kernel_hidden_name, "[kernel]", true, false}, "k:[hidden]"));
     }
-    for (size_t i = 0; i < r.pcs.size(); i++) {
+    for (size_t i = 0; i < pcs->size(); i++) {
         bool kernel = i < r.nkernel;
         if (kernel && user_only_)
             continue;
         // A return address is the instruction after the call, which may be
         // the first of the next function: look up the call itself.
         bool leaf = i == 0 || i == r.nkernel;
-        uint64_t a = r.pcs[i] - (leaf ? 0 : 1);
+        uint64_t a = (*pcs)[i] - (leaf ? 0 : 1);
         uint32_t id = kernel ? kernel_frame(a) : user_frame(r.pid, a, r.t, leaf);
         // Recursion shows each level; a repeated address from the unwinder
         // (the interrupted PC again as its first return address) does not.
-        if (!s.frames.empty() && s.frames.back() == id && i > 0 && r.pcs[i] == r.pcs[i - 1])
+        if (!s.frames.empty() && s.frames.back() == id && i > 0 && (*pcs)[i] == (*pcs)[i - 1])
             continue;
         s.frames.push_back(id);
     }
+    if (truncated)
+        s.frames.push_back(intern({truncated_name, "[unknown]", false, false}, "u:[truncated]"));
     return s;
 }
 

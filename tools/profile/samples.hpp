@@ -8,11 +8,13 @@
 
 #include "addrspace.hpp"
 #include "symbolize.hpp"
+#include "unwind.hpp"
 
 #include <hwpmc/pmclog.h>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +33,11 @@ struct raw_sample {
     uint64_t t;
     uint32_t pid, tid, cpu, pmcid, flags, nkernel;
     std::vector<uint64_t> pcs; // innermost first; pcs[0..nkernel) kernel
+    // --call-graph dwarf: the sample's USERSTACK (registers and stack
+    // copy), whose unwinding replaces the user part of pcs.  It is the
+    // record right after the CALLCHAIN: a reader that resolves samples as
+    // it reads must wait for the next record before resolving one.
+    std::shared_ptr<const user_stack> us = {};
 };
 
 class log_data {
@@ -74,6 +81,10 @@ private:
 // addresses).
 inline const std::string kernel_hidden_name = "[kernel hidden]";
 
+// The outermost frame of a user chain that DWARF unwinding could not
+// follow to its end (unwind_stop): the frames above it are missing.
+inline const std::string truncated_name = "[truncated]";
+
 // A function (or an unresolved address) that samples name.
 struct frame_info {
     std::string name; // demangled, or "[unknown] dso+0xoff"
@@ -94,6 +105,10 @@ public:
     // user_only: drop the kernel frames of every sample.
     resolver(const process_table &procs, symbolizer &sym, bool user_only = false);
 
+    // A raw sample as frames.  With a USERSTACK whose registers are valid,
+    // its user frames are those DWARF unwinding finds (a truncated_name
+    // frame outermost when it stops early), its kernel frames those of
+    // the callchain.
     sample resolve(const raw_sample &r);
 
     const frame_info &frame(uint32_t id) const { return frames_[id]; }
@@ -111,6 +126,8 @@ public:
     int64_t recorded = 0;
     std::vector<std::string> changed;
     bool kernel_restricted() { return sym_.kernel().restricted(); }
+    // The unwinder of the samples with a USERSTACK, and its counts.
+    const dwarf_unwinder &unwinder() const noexcept { return unwinder_; }
 
 private:
     uint32_t intern(const frame_info &f, const std::string &key);
@@ -120,6 +137,7 @@ private:
     const process_table &procs_;
     symbolizer &sym_;
     bool user_only_;
+    dwarf_unwinder unwinder_;
     std::vector<frame_info> frames_;
     std::unordered_map<std::string, uint32_t> frame_ids_;
     std::unordered_map<uint64_t, uint32_t> kcache_;

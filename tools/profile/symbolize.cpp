@@ -69,6 +69,8 @@ struct elf_handle {
     }
 };
 
+} // namespace
+
 // A copy of this process's vDSO image (the kernel maps the same one into
 // every process), or empty.
 std::vector<char> own_vdso() {
@@ -88,10 +90,12 @@ std::vector<char> own_vdso() {
     return {};
 }
 
+namespace {
 bool file_exists(const std::string &p) {
     struct stat st;
     return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
+} // namespace
 
 // The separate debug file of an ELF file, as gdb finds it: by build id
 // under /usr/lib/debug/.build-id, then by .gnu_debuglink.
@@ -124,6 +128,8 @@ std::string debug_file_of(Elf *elf, const std::string &path, const std::string &
     }
     return "";
 }
+
+namespace {
 
 // The function symbols of a symbol table section.
 void read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr &sh,

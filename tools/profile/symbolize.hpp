@@ -5,6 +5,8 @@
 // /proc/kallsyms, and C++ demangling.
 #pragma once
 
+#include <libelf.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -18,6 +20,15 @@ std::string demangle(const std::string &name);
 
 // How MAP_IN records name the vDSO, which has no file.
 inline const std::string vdso_name = "[vdso]";
+
+// A copy of this process's vDSO image (the kernel maps the same one into
+// every process), or empty.
+std::vector<char> own_vdso();
+
+// The separate debug file of the ELF file `elf` at `path`, as gdb finds
+// it: by build id under debug_dir/.build-id, then by .gnu_debuglink (next
+// to the file, in .debug/ there, under debug_dir); "" if none.
+std::string debug_file_of(Elf *elf, const std::string &path, const std::string &debug_dir);
 
 // The function symbols of one ELF file.
 class elf_symbols {

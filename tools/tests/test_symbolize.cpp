@@ -107,25 +107,6 @@ TEST(Symbolize, SharedObjectTableDriven) {
     }
 }
 
-// The build id of an ELF file, in hex.
-std::string build_id_of(const std::string &path) {
-    elf_version(EV_CURRENT);
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    Elf *elf = elf_begin(fd, ELF_C_READ, nullptr);
-    const void *id = nullptr;
-    ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
-    std::string s;
-    for (ssize_t i = 0; i < n; i++) {
-        char b[3];
-        std::snprintf(b, sizeof(b), "%02x", static_cast<const unsigned char *>(id)[i]);
-        s += b;
-    }
-    if (elf)
-        elf_end(elf);
-    close(fd);
-    return s;
-}
-
 TEST(Symbolize, StrippedFileThroughBuildId) {
     const std::string lib = fixtures + "/libfixture-buildid.so";
     const std::string id = build_id_of(lib);

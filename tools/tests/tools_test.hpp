@@ -10,6 +10,10 @@
 #include <hwpmc/hwpmc.hpp>
 
 #include <dlfcn.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -179,6 +183,25 @@ inline std::string capture(const std::function<void(FILE *)> &f) {
     std::fclose(out);
     std::string s(buf, len);
     std::free(buf);
+    return s;
+}
+
+// The build id of an ELF file, in hex.
+inline std::string build_id_of(const std::string &path) {
+    elf_version(EV_CURRENT);
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    Elf *elf = elf_begin(fd, ELF_C_READ, nullptr);
+    const void *id = nullptr;
+    ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+    std::string s;
+    for (ssize_t i = 0; i < n; i++) {
+        char b[3];
+        std::snprintf(b, sizeof(b), "%02x", static_cast<const unsigned char *>(id)[i]);
+        s += b;
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
     return s;
 }
 

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "unwind.hpp"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace hwpmc_tools {
+
+user_stack user_stack::from(const pmclog_ev_userstack &us) {
+    user_stack s;
+    std::copy(us.pl_regs, us.pl_regs + PMCLOG_US_NREGS, s.regs.begin());
+    s.flags = us.pl_flags;
+    s.size = us.pl_size;
+    if (us.pl_copied && us.pl_stack)
+        s.stack.assign(us.pl_stack, us.pl_stack + us.pl_copied);
+    return s;
+}
+
+const char *unwind_stop_name(unwind_stop s) {
+    switch (s) {
+    case unwind_stop::outermost:
+        return "complete";
+    case unwind_stop::no_regs:
+        return "no user registers";
+    case unwind_stop::unmapped:
+        return "a PC outside the mappings";
+    case unwind_stop::no_cfi:
+        return "no CFI for a PC";
+    case unwind_stop::bad_cfi:
+        return "CFI this unwinder cannot evaluate";
+    case unwind_stop::off_stack:
+        return "beyond the stack copy";
+    case unwind_stop::no_progress:
+        return "a frame not above its callee";
+    case unwind_stop::depth:
+        return "too deep";
+    }
+    return "?";
+}
+
+std::string dwarf_unwinder::truncated_note() const {
+    uint64_t n = 0;
+    std::string why;
+    for (const auto &[stop, count] : stops) {
+        if (stop == unwind_stop::outermost || stop == unwind_stop::no_regs)
+            continue;
+        n += count;
+        why += (why.empty() ? "" : ", ") + std::to_string(count) + " " + unwind_stop_name(stop);
+    }
+    if (!n)
+        return "";
+    std::string s = std::to_string(n) + " of " + std::to_string(samples) +
+                    " user stacks (--call-graph dwarf) were unwound only in part and end in " +
+                    "[truncated] (" + why + ")";
+    if (stops.count(unwind_stop::off_stack))
+        s += "; a larger copy (--call-graph dwarf,SIZE) reaches further";
+    if (stops.count(unwind_stop::no_cfi))
+        s += "; code without CFI (.eh_frame, or .debug_frame in a debug file) cannot be unwound";
+    return s;
+}
+
+namespace {
+
+constexpr unsigned nregs = PMCLOG_US_NREGS;
+constexpr unsigned reg_sp = PMCLOG_US_REG_RSP;
+constexpr unsigned reg_ip = PMCLOG_US_REG_RIP;
+// How far from e_entry a PC is still in the entry code.
+constexpr uint64_t entry_code = 64;
+
+// An open ELF file (from a path, or this process's vDSO image) and its
+// DWARF handle, if it has DWARF sections.
+struct elf_file {
+    int fd = -1;
+    Elf *elf = nullptr;
+    Dwarf *dw = nullptr;
+    std::vector<char> image;
+    elf_file() = default;
+    elf_file(const elf_file &) = delete;
+    elf_file &operator=(const elf_file &) = delete;
+    ~elf_file() {
+        if (dw)
+            dwarf_end(dw);
+        if (elf)
+            elf_end(elf);
+        if (fd >= 0)
+            close(fd);
+    }
+    bool open(const std::string &path) {
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+        return elf && elf_kind(elf) == ELF_K_ELF;
+    }
+    bool open_vdso() {
+        image = own_vdso();
+        if (image.empty())
+            return false;
+        elf = elf_memory(image.data(), image.size());
+        return elf && elf_kind(elf) == ELF_K_ELF;
+    }
+    // The file's .debug_frame, or nullptr (owned by the Dwarf handle).
+    Dwarf_CFI *debug_frame() {
+        dw = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
+        return dw ? dwarf_getcfi(dw) : nullptr;
+    }
+};
+
+// The registers of one frame; `valid` has bit i when regs[i] is known.
+struct reg_state {
+    std::array<uint64_t, nregs> v{};
+    uint32_t valid = 0;
+    bool has(unsigned r) const noexcept { return r < nregs && (valid >> r & 1); }
+    void set(unsigned r, uint64_t x) noexcept {
+        v[r] = x;
+        valid |= 1u << r;
+    }
+};
+
+// The stack copy: `size` bytes of user memory from `base`.
+struct stack_mem {
+    uint64_t base;
+    const uint8_t *data;
+    size_t size;
+    bool read(uint64_t addr, uint64_t *out) const noexcept {
+        if (addr < base || addr - base > size || size - (addr - base) < 8)
+            return false;
+        std::memcpy(out, data + (addr - base), 8);
+        return true;
+    }
+};
+
+} // namespace
+
+struct dwarf_unwinder::dso_cfi {
+    elf_file file, debug;
+    Dwarf_CFI *eh = nullptr;    // .eh_frame (dwarf_getcfi_elf: ours to end)
+    Dwarf_CFI *frame = nullptr; // .debug_frame of the file or its debug file
+    uint64_t entry = 0;         // e_entry (0: none)
+    ~dso_cfi() {
+        if (eh)
+            dwarf_cfi_end(eh);
+    }
+};
+
+// What one address's CFI says: how to compute the CFA, and each
+// register's value in the caller (a copy of libdw's answer, cached per
+// DSO and address).
+struct dwarf_unwinder::frame_rule {
+    enum kind : uint8_t {
+        undefined,
+        same,
+        expr
+    };
+    struct reg {
+        kind k = undefined;
+        bool value = false; // the expression gives the value, not its address
+        std::vector<Dwarf_Op> ops;
+    };
+    std::vector<Dwarf_Op> cfa;
+    std::array<reg, nregs> regs;
+    unsigned ra = reg_ip;
+    bool signal = false; // a signal frame: its caller's PC is not a return address
+};
+
+namespace {
+
+// A DWARF expression of CFI (DWARF 5, 2.5), over the frame's registers,
+// the CFA and the stack copy.  false: it reads what is not there
+// (*off_stack if that was memory), or has an operation this does not do.
+bool eval(const std::vector<Dwarf_Op> &ops, const reg_state &regs, const uint64_t *cfa,
+          const stack_mem &mem, uint64_t *out, bool *off_stack) {
+    uint64_t st[16];
+    size_t n = 0;
+    auto push = [&](uint64_t v) {
+        if (n == 16)
+            return false;
+        st[n++] = v;
+        return true;
+    };
+    for (const Dwarf_Op &op : ops) {
+        const uint8_t a = op.atom;
+        bool ok = true;
+        if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+            ok = push(a - DW_OP_lit0);
+        } else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+            unsigned r = a - DW_OP_breg0;
+            if (!regs.has(r))
+                return false;
+            ok = push(regs.v[r] + op.number);
+        } else {
+            switch (a) {
+            case DW_OP_bregx:
+                if (!regs.has(static_cast<unsigned>(op.number)))
+                    return false;
+                ok = push(regs.v[op.number] + op.number2);
+                break;
+            case DW_OP_call_frame_cfa:
+                if (!cfa)
+                    return false;
+                ok = push(*cfa);
+                break;
+            case DW_OP_addr:
+            case DW_OP_const1u:
+            case DW_OP_const1s:
+            case DW_OP_const2u:
+            case DW_OP_const2s:
+            case DW_OP_const4u:
+            case DW_OP_const4s:
+            case DW_OP_const8u:
+            case DW_OP_const8s:
+            case DW_OP_constu:
+            case DW_OP_consts:
+                ok = push(op.number);
+                break;
+            case DW_OP_plus_uconst:
+                if (!n)
+                    return false;
+                st[n - 1] += op.number;
+                break;
+            case DW_OP_deref: {
+                if (!n)
+                    return false;
+                uint64_t v;
+                if (!mem.read(st[n - 1], &v)) {
+                    *off_stack = true;
+                    return false;
+                }
+                st[n - 1] = v;
+                break;
+            }
+            case DW_OP_dup:
+                ok = n && push(st[n - 1]);
+                break;
+            case DW_OP_drop:
+                ok = n > 0;
+                n -= ok;
+                break;
+            case DW_OP_over:
+                ok = n >= 2 && push(st[n - 2]);
+                break;
+            case DW_OP_swap:
+                ok = n >= 2;
+                if (ok)
+                    std::swap(st[n - 1], st[n - 2]);
+                break;
+            case DW_OP_neg:
+            case DW_OP_not:
+            case DW_OP_abs:
+                ok = n > 0;
+                if (ok) {
+                    const auto s = static_cast<int64_t>(st[n - 1]);
+                    st[n - 1] = a == DW_OP_not   ? ~st[n - 1]
+                                : a == DW_OP_neg ? static_cast<uint64_t>(-s)
+                                                 : static_cast<uint64_t>(s < 0 ? -s : s);
+                }
+                break;
+            case DW_OP_nop:
+                break;
+            case DW_OP_plus:
+            case DW_OP_minus:
+            case DW_OP_mul:
+            case DW_OP_and:
+            case DW_OP_or:
+            case DW_OP_xor:
+            case DW_OP_shl:
+            case DW_OP_shr:
+            case DW_OP_shra:
+            case DW_OP_eq:
+            case DW_OP_ne:
+            case DW_OP_lt:
+            case DW_OP_le:
+            case DW_OP_gt:
+            case DW_OP_ge: {
+                if (n < 2)
+                    return false;
+                const uint64_t y = st[--n], x = st[n - 1];
+                const auto sx = static_cast<int64_t>(x), sy = static_cast<int64_t>(y);
+                uint64_t r = 0;
+                switch (a) {
+                case DW_OP_plus:
+                    r = x + y;
+                    break;
+                case DW_OP_minus:
+                    r = x - y;
+                    break;
+                case DW_OP_mul:
+                    r = x * y;
+                    break;
+                case DW_OP_and:
+                    r = x & y;
+                    break;
+                case DW_OP_or:
+                    r = x | y;
+                    break;
+                case DW_OP_xor:
+                    r = x ^ y;
+                    break;
+                case DW_OP_shl:
+                    r = y >= 64 ? 0 : x << y;
+                    break;
+                case DW_OP_shr:
+                    r = y >= 64 ? 0 : x >> y;
+                    break;
+                case DW_OP_shra:
+                    r = static_cast<uint64_t>(y >= 64 ? (sx < 0 ? -1 : 0) : sx >> y);
+                    break;
+                case DW_OP_eq:
+                    r = sx == sy;
+                    break;
+                case DW_OP_ne:
+                    r = sx != sy;
+                    break;
+                case DW_OP_lt:
+                    r = sx < sy;
+                    break;
+                case DW_OP_le:
+                    r = sx <= sy;
+                    break;
+                case DW_OP_gt:
+                    r = sx > sy;
+                    break;
+                default: // DW_OP_ge
+                    r = sx >= sy;
+                    break;
+                }
+                st[n - 1] = r;
+                break;
+            }
+            default:
+                return false;
+            }
+        }
+        if (!ok)
+            return false;
+    }
+    if (!n)
+        return false;
+    *out = st[n - 1];
+    return true;
+}
+
+} // namespace
+
+dwarf_unwinder::dwarf_unwinder(const process_table &procs, symbolizer &sym, std::string debug_dir,
+                               size_t max_depth)
+    : procs_(procs), sym_(sym), debug_dir_(std::move(debug_dir)), max_depth_(max_depth) {
+    elf_version(EV_CURRENT);
+}
+
+dwarf_unwinder::~dwarf_unwinder() = default;
+
+dwarf_unwinder::dso_cfi *dwarf_unwinder::cfi(uint32_t dso) {
+    auto it = cfis_.find(dso);
+    if (it != cfis_.end())
+        return it->second.get();
+    auto c = std::make_unique<dso_cfi>();
+    std::string path = procs_.dso_path(dso);
+    bool ok;
+    if (path == vdso_name) {
+        ok = c->file.open_vdso();
+    } else {
+        ok = c->file.open(path);
+        // A file deleted since it was mapped (upgraded): try the new one,
+        // as the symbolizer does.
+        static const std::string deleted = " (deleted)";
+        if (!ok && path.size() > deleted.size() &&
+            path.compare(path.size() - deleted.size(), deleted.size(), deleted) == 0) {
+            path.resize(path.size() - deleted.size());
+            c = std::make_unique<dso_cfi>();
+            ok = c->file.open(path);
+        }
+    }
+    if (ok) {
+        GElf_Ehdr eh;
+        if (gelf_getehdr(c->file.elf, &eh))
+            c->entry = eh.e_entry;
+        c->eh = dwarf_getcfi_elf(c->file.elf);
+        c->frame = c->file.debug_frame();
+        if (!c->frame && path != vdso_name) {
+            const std::string dbg = debug_file_of(c->file.elf, path, debug_dir_);
+            if (!dbg.empty() && c->debug.open(dbg))
+                c->frame = c->debug.debug_frame();
+        }
+    }
+    if (!ok)
+        c.reset();
+    return (cfis_[dso] = std::move(c)).get();
+}
+
+const dwarf_unwinder::frame_rule *dwarf_unwinder::rule(uint32_t dso, uint64_t vaddr,
+                                                       unwind_stop *why) {
+    auto &rules = rules_[dso];
+    auto it = rules.find(vaddr);
+    if (it != rules.end()) {
+        if (!it->second)
+            *why = unwind_stop::no_cfi;
+        return it->second.get();
+    }
+    std::unique_ptr<frame_rule> r;
+    dso_cfi *c = cfi(dso);
+    Dwarf_Frame *f = nullptr;
+    if (c && !(c->eh && dwarf_cfi_addrframe(c->eh, vaddr, &f) == 0)) {
+        f = nullptr;
+        if (c->frame && dwarf_cfi_addrframe(c->frame, vaddr, &f) != 0)
+            f = nullptr;
+    }
+    if (f) {
+        r = std::make_unique<frame_rule>();
+        Dwarf_Op *ops = nullptr;
+        size_t nops = 0;
+        Dwarf_Addr start, end;
+        bool signal = false;
+        const int ra = dwarf_frame_info(f, &start, &end, &signal);
+        if (dwarf_frame_cfa(f, &ops, &nops) != 0 || nops == 0 || ra < 0 ||
+            ra >= static_cast<int>(nregs)) {
+            r.reset();
+        } else {
+            r->cfa.assign(ops, ops + nops);
+            r->ra = static_cast<unsigned>(ra);
+            r->signal = signal;
+            for (unsigned i = 0; i < nregs; i++) {
+                Dwarf_Op mem[3];
+                frame_rule::reg &g = r->regs[i];
+                if (dwarf_frame_register(f, static_cast<int>(i), mem, &ops, &nops) != 0)
+                    continue; // undefined
+                if (nops == 0) {
+                    g.k = ops ? frame_rule::undefined : frame_rule::same;
+                    continue;
+                }
+                g.k = frame_rule::expr;
+                g.ops.assign(ops, ops + nops);
+                if (g.ops.back().atom == DW_OP_stack_value) {
+                    g.value = true;
+                    g.ops.pop_back();
+                } else if (g.ops.size() == 1 && g.ops[0].atom == DW_OP_regx) {
+                    // register(R): the value is R's
+                    g.value = true;
+                    g.ops[0] = Dwarf_Op{DW_OP_bregx, g.ops[0].number, 0, 0};
+                }
+                if (g.ops.empty())
+                    g.k = frame_rule::undefined;
+            }
+        }
+        std::free(f);
+    }
+    if (!r)
+        *why = unwind_stop::no_cfi;
+    return (rules[vaddr] = std::move(r)).get();
+}
+
+unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack &us) {
+    samples++;
+    unwind_result res;
+    if (!(us.flags & PMCLOG_US_F_REGS)) {
+        res.stop = unwind_stop::no_regs;
+        stops[res.stop]++;
+        return res;
+    }
+    reg_state cur;
+    for (unsigned i = 0; i < nregs; i++)
+        cur.set(i, us.regs[i]);
+    const stack_mem mem{us.regs[reg_sp], us.stack.data(), us.stack.size()};
+    res.pcs.push_back(cur.v[reg_ip]);
+    bool exact = true; // the PC is where the code was, not a return address
+    for (;;) {
+        if (res.pcs.size() >= max_depth_) {
+            res.stop = unwind_stop::depth;
+            break;
+        }
+        const uint64_t pc = cur.v[reg_ip] - (exact ? 0 : 1);
+        const process_table::mapping *m = procs_.find(pid, pc, t);
+        if (!m) {
+            res.stop = unwind_stop::unmapped;
+            break;
+        }
+        const elf_symbols *es = sym_.elf(procs_.dso_path(m->dso));
+        uint64_t vaddr = 0;
+        if (!es || !es->offset_to_vaddr(pc - m->start + m->pgoff, &vaddr)) {
+            res.stop = unwind_stop::no_cfi;
+            break;
+        }
+        const frame_rule *r = rule(m->dso, vaddr, &res.stop);
+        if (!r) {
+            // A file's entry code (the dynamic linker's _start, which calls
+            // _dl_start, has no CFI) is the outermost frame.
+            const dso_cfi *c = cfi(m->dso);
+            if (c && c->entry && vaddr - c->entry < entry_code)
+                res.stop = unwind_stop::outermost;
+            break;
+        }
+        bool off_stack = false;
+        uint64_t cfa;
+        if (!eval(r->cfa, cur, nullptr, mem, &cfa, &off_stack)) {
+            res.stop = off_stack ? unwind_stop::off_stack : unwind_stop::bad_cfi;
+            break;
+        }
+        reg_state next;
+        bool lost_to_stack = false; // a register saved beyond the copy
+        for (unsigned i = 0; i < nregs; i++) {
+            const frame_rule::reg &g = r->regs[i];
+            if (g.k == frame_rule::same) {
+                if (cur.has(i))
+                    next.set(i, cur.v[i]);
+            } else if (g.k == frame_rule::expr) {
+                uint64_t v;
+                bool off = false;
+                if (!eval(g.ops, cur, &cfa, mem, &v, &off)) {
+                    lost_to_stack |= off;
+                    continue;
+                }
+                if (!g.value && !mem.read(v, &v)) {
+                    lost_to_stack = true;
+                    continue;
+                }
+                next.set(i, v);
+            }
+        }
+        // The CFA is the caller's stack pointer (x86-64 psABI).
+        if (r->regs[reg_sp].k != frame_rule::expr)
+            next.set(reg_sp, cfa);
+        if (r->regs[r->ra].k == frame_rule::undefined) {
+            res.stop = unwind_stop::outermost;
+            break;
+        }
+        if (!next.has(r->ra)) {
+            res.stop = lost_to_stack ? unwind_stop::off_stack : unwind_stop::bad_cfi;
+            break;
+        }
+        const uint64_t ret = next.v[r->ra];
+        if (ret == 0) {
+            res.stop = unwind_stop::outermost;
+            break;
+        }
+        if (!next.has(reg_sp) || next.v[reg_sp] <= cur.v[reg_sp]) {
+            res.stop = unwind_stop::no_progress;
+            break;
+        }
+        next.set(reg_ip, ret);
+        res.pcs.push_back(ret);
+        exact = r->signal;
+        cur = next;
+    }
+    stops[res.stop]++;
+    return res;
+}
+
+} // namespace hwpmc_tools
