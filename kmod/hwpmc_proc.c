@@ -34,6 +34,8 @@ DEFINE_RAW_SPINLOCK(hwpmc_proc_lock);
 static struct hlist_head *hwpmc_proc_hash;
 static unsigned int hwpmc_proc_bits;
 static atomic_t hwpmc_nprocs;		/* monitored processes */
+/* Targets of PMC_F_LOG_PROCCSW PMCs: the switch hook looks only then. */
+static atomic_t hwpmc_ncsw_targets;
 
 static void hwpmc_reserve_fill(struct work_struct *work);
 static void hwpmc_reserve_free(void);
@@ -106,6 +108,8 @@ static void hwpmc_unlink_target(struct hwpmc_target *pt)
 	list_del_rcu(&pt->pp_node);
 	list_del_rcu(&pt->pm_node);
 	pt->pm->ntargets--;
+	if (pt->pm->flags & PMC_F_LOG_PROCCSW)
+		atomic_dec(&hwpmc_ncsw_targets);
 	kfree_rcu(pt, rcu);
 	if (list_empty(&pp->targets)) {
 		atomic_dec(&hwpmc_nprocs);
@@ -172,6 +176,8 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	list_add_tail_rcu(&pt->pm_node, &pm->targets);
 	list_add_tail_rcu(&pt->pp_node, &pp->targets);
 	pm->ntargets++;
+	if (pm->flags & PMC_F_LOG_PROCCSW)
+		atomic_inc(&hwpmc_ncsw_targets);
 	pm->pflags |= HWPMC_PF_ATTACHED_ONCE;
 	pm->pflags &= ~HWPMC_PF_DETACHED_ALL;
 	return 0;
@@ -335,7 +341,7 @@ void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct hwpmc_process *pp;
 
-	if (!atomic_read(&hwpmc_nprocs))
+	if (!atomic_read(&hwpmc_ncsw_targets))
 		return;
 	rcu_read_lock();
 	pp = hwpmc_proc_find(prev->signal);
