@@ -102,19 +102,9 @@ std::unique_ptr<unwind_snapshot> snapshot(const std::string &lib, size_t cap) {
 bytes map_ins(uint64_t t, const std::string &lib = "", const std::string &as = "",
               bool skip_lib = false) {
     bytes b;
-    std::ifstream f("/proc/self/maps");
-    std::string line;
-    while (std::getline(f, line)) {
-        unsigned long long lo, hi, off;
-        char perms[8];
-        int n = 0;
-        if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s%n", &lo, &hi, perms, &off, &n) <
-                4 ||
-            perms[2] != 'x')
-            continue;
-        std::string path = line.substr(static_cast<size_t>(n));
-        path.erase(0, path.find_first_not_of(' '));
-        if (path.empty() || (path[0] != '/' && path != hwpmc_tools::vdso_name))
+    for (const auto &m : tools_test::self_mappings()) {
+        std::string path = m.path;
+        if (!m.exec || path.empty() || (path[0] != '/' && path != hwpmc_tools::vdso_name))
             continue;
         if (!lib.empty() && path == lib) {
             if (skip_lib)
@@ -122,7 +112,7 @@ bytes map_ins(uint64_t t, const std::string &lib = "", const std::string &as = "
             if (!as.empty())
                 path = as;
         }
-        append(b, map_in(t, pid, lo, hi, off, path));
+        append(b, map_in(t, pid, m.start, m.end, m.pgoff, path));
     }
     return b;
 }

@@ -101,14 +101,15 @@ inline void read_log(const bytes &log, hwpmc_tools::log_data *data) {
     data->apply();
 }
 
-// The mapping of this process holding `addr`: its start, end, file offset
-// and path (from /proc/self/maps); false if none.
+// This process's mappings (/proc/self/maps): start, end, file offset,
+// whether executable, and path ("" for anonymous ones).
 struct mapping {
     uint64_t start = 0, end = 0, pgoff = 0;
     std::string path;
+    bool exec = false;
 };
-inline bool mapping_of(const void *p, mapping *m) {
-    const auto addr = reinterpret_cast<uint64_t>(p);
+inline std::vector<mapping> self_mappings() {
+    std::vector<mapping> out;
     std::ifstream f("/proc/self/maps");
     std::string line;
     while (std::getline(f, line)) {
@@ -118,13 +119,21 @@ inline bool mapping_of(const void *p, mapping *m) {
         if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s%n", &lo, &hi, perms, &off, &n) <
             4)
             continue;
-        if (addr < lo || addr >= hi)
-            continue;
         std::string path = line.substr(static_cast<size_t>(n));
         path.erase(0, path.find_first_not_of(' '));
-        *m = {lo, hi, off, path};
-        return true;
+        out.push_back({lo, hi, off, path, perms[2] == 'x'});
     }
+    return out;
+}
+
+// The mapping of this process holding `p`; false if none.
+inline bool mapping_of(const void *p, mapping *m) {
+    const auto addr = reinterpret_cast<uint64_t>(p);
+    for (const auto &x : self_mappings())
+        if (addr >= x.start && addr < x.end) {
+            *m = x;
+            return true;
+        }
     return false;
 }
 
