@@ -4,13 +4,15 @@
 // no module: a CLOCK.PROF PMC sampling 8 processes at 10 kHz, each with
 // call chains of 3 to 24 frames drawn (skewed: a few hot, a long tail) from
 // 4,096 stacks through functions of real files of this machine (this
-// program, libc and libstdc++: their symbols resolve), a fifth of them
-// with kernel frames; the leaf PC varies within its function.  The address
+// program, libc and libstdc++, at their symbols: they resolve), a fifth of
+// them with kernel frames (at this machine's kernel text symbols when
+// /proc/kallsyms shows them); the leaf PC varies within its function.  The address
 // spaces change while it runs: every 50,000 samples one process unmaps
 // libstdc++ and maps it again elsewhere (dlclose, dlopen), and every
 // 200,000 one forks a child that execs.  The same SEED gives the same log.
 #include "pmclog_builder.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -30,7 +32,7 @@ constexpr uint32_t pmcid = 0x13000001;
 
 struct text {
     std::string path;
-    uint64_t len = 0, pgoff = 0;
+    uint64_t start = 0, len = 0, pgoff = 0; // start: in this process
 };
 
 // The executable mapping of the file whose path contains `name`.
@@ -49,7 +51,7 @@ bool text_of(const char *name, text *out) {
         path.erase(0, path.find_first_not_of(' '));
         if (path.find(name) == std::string::npos)
             continue;
-        *out = {path, hi - lo, off};
+        *out = {path, lo, hi - lo, off};
         return true;
     }
     return false;
@@ -102,16 +104,38 @@ int main(int argc, char **argv) {
     std::mt19937_64 rng(seed);
     auto below = [&](uint64_t m) { return m ? rng() % m : 0; };
 
-    // Functions: 3,000 places in the three files, 200 in the kernel.
+    // Functions: 3,000 places in the three files, each at the dynamic
+    // symbol below a random place (this program is linked -rdynamic), 200
+    // in the kernel.
     std::vector<frame> user_fns, kernel_fns;
     for (int i = 0; i < 3000; i++) {
         uint32_t d = static_cast<uint32_t>(i % 3);
-        uint64_t span = 16 + below(240);
+        uint64_t span = 2 + below(6);
         uint64_t len = texts[d].len > span ? texts[d].len - span : 1;
-        user_fns.push_back({d, below(len), static_cast<uint32_t>(span)});
+        uint64_t off = below(len);
+        Dl_info info;
+        if (dladdr(reinterpret_cast<void *>(texts[d].start + off), &info) && info.dli_saddr &&
+            reinterpret_cast<uint64_t>(info.dli_saddr) >= texts[d].start)
+            off = reinterpret_cast<uint64_t>(info.dli_saddr) - texts[d].start;
+        user_fns.push_back({d, off, static_cast<uint32_t>(span)});
+    }
+    std::vector<uint64_t> ktext;
+    {
+        std::ifstream k("/proc/kallsyms");
+        std::string line;
+        while (std::getline(k, line)) {
+            unsigned long long a;
+            char type;
+            if (std::sscanf(line.c_str(), "%llx %c", &a, &type) == 2 && a &&
+                (type == 't' || type == 'T') && line.find('\t') == std::string::npos)
+                ktext.push_back(a);
+        }
     }
     for (int i = 0; i < 200; i++)
-        kernel_fns.push_back({UINT32_MAX, 0xffffffff81000000ull + below(0x1000000), 64});
+        kernel_fns.push_back(
+            {UINT32_MAX,
+             ktext.empty() ? 0xffffffff81000000ull + below(0x1000000) : ktext[below(ktext.size())],
+             16});
     // Stacks, outermost first, sharing their outer frames in a tree.
     struct stack {
         std::vector<size_t> user, kernel; // innermost last
