@@ -126,6 +126,7 @@ void profile::grow() {
 
 void profile::add(const sample &s) {
     total_++;
+    built_ = false; // the entries' counts change; the index, only with a new chain
     chain want;
     want.comm = s.comm;
     want.pid = by_pid_ ? s.pid : 0;
@@ -143,8 +144,8 @@ void profile::add(const sample &s) {
             return;
         }
     }
-    // A new chain: entries and indexes are made again when asked.
-    built_ = indexed_ = false;
+    // A new chain: the index is made again when asked.
+    indexed_ = false;
     want.first = static_cast<uint32_t>(pool_.size());
     want.len = static_cast<uint32_t>(s.frames.size());
     want.count = 1;

@@ -61,7 +61,8 @@ public:
     void add(const sample &s);
     void clear();
 
-    // Entries by self (or children) count, the largest first.
+    // Entries by self (or children) count, the largest first; valid until
+    // the next add() or clear().
     std::vector<const entry *> sorted(bool by_children) const;
 
     // The text of one column of an entry.

@@ -106,7 +106,6 @@ private:
     };
     std::vector<proc_event> pending_;
     std::map<uint32_t, uint64_t> first_sample_; // pid -> time of its first sample
-    raw_sample scratch_{};
 };
 
 // The frame that stands for the kernel frames of a sample the module hid

@@ -132,6 +132,9 @@ TEST_F(Outputs, RepeatedSamplesDoNotGrowTheProfile) {
         for (const auto &c : p.chains())
             frames += c.len;
         EXPECT_LE(chains, samples.size());
+        // Looked at between adds (as hwpmc-top --cumulative does): the
+        // counts go on.
+        EXPECT_EQ(p.sorted(false).size(), once.sorted(false).size());
         for (int round = 1; round < 1000; round++)
             for (const auto &s : samples)
                 p.add(s);
