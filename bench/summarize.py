@@ -175,6 +175,33 @@ def main():
                              verdict(None if p is None else p <= 1.0)])
         table("Unmonitored ping-pong while other processes are monitored (ns per round trip)",
               ["monitored elsewhere", "ns", "vs none", "goal", ""], rows)
+        # Peak memory per sample (bench_peak's KiB over the samples): the
+        # recordings, then the synthetic logs at each size.
+        def per_sample(kb, n):
+            return None if kb is None or not n else kb * 1024.0 / n
+        rows = []
+        for name, h, p in (("flat", "hwpmc-flat", "perf-flat"), ("-g", "hwpmc-g", "perf-g"),
+                           ("--folded", "hwpmc-folded", None)):
+            hb = per_sample(g("reportmem", h), hs)
+            pb = per_sample(g("reportmem", p), ps) if p else None
+            rows.append([name + " (recordings)", fmt(hs), fmt(g("reportmem", h)), fmt(hb, 1),
+                         fmt(pb, 1), fmt(g("report", h) / hs if hs and g("report", h) else None),
+                         "", ""])
+        sizes = sorted({int(k[1][len("synth-"):]) for k in med
+                        if k[0] == "reportsamples" and k[1].startswith("synth-")})
+        for n in sizes:
+            for mode in ("flat", "g"):
+                v = "synth-%d-%s" % (n, mode)
+                b = per_sample(g("reportmem", v), n)
+                ns = g("report", v)
+                big = n >= 1000000
+                rows.append(["%s synthetic" % ("flat" if mode == "flat" else "-g"), fmt(n),
+                             fmt(g("reportmem", v)), fmt(b, 1), "-",
+                             fmt(ns / n if ns else None), "<= 50 B" if big else "",
+                             verdict(None if b is None or not big else b <= 50)])
+        table("Report peak memory (bytes per sample: peak RSS / samples) and time per sample",
+              ["report", "samples", "peak KiB", "hwpmc B", "perf B", "ns/sample", "goal", ""],
+              rows)
 
 
 main()

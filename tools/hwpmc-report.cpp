@@ -29,10 +29,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -183,52 +185,42 @@ int run(const options &o) {
     if (o.dump)
         return dump_log(stdout, fd, prog, o.input);
 
-    log_data data;
-    if (!read_log(fd, o, &data))
+    // Read twice: the records first, then the samples, one by one.
+    const int in = rereadable(fd);
+    if (in < 0) {
+        std::fprintf(stderr, "%s: cannot keep a copy of %s to read it twice: %s\n", prog,
+                     o.input.c_str(), std::strerror(errno));
         return 1;
+    }
+    auto close_input = [&] {
+        if (in != fd && in > 0)
+            close(in);
+        if (fd > 0)
+            close(fd);
+    };
+    log_data data;
+    data.keep_samples = false;
+    if (!read_log(in, o, &data)) {
+        close_input();
+        return 1;
+    }
     data.apply();
     data.name_from_proc();
-    if (fd > 0)
-        close(fd);
 
     symbolizer sym;
     if (!o.kallsyms.empty()) {
         if (access(o.kallsyms.c_str(), R_OK) != 0) {
             std::fprintf(stderr, "%s: --kallsyms %s: %s\n", prog, o.kallsyms.c_str(),
                          std::strerror(errno));
+            close_input();
             return 1;
         }
         sym.set_kallsyms(o.kallsyms);
     }
     resolver res(data.procs, sym, o.user_only);
     res.recorded = data.wallclock;
-    // Filters, then resolution, then the comm filter (names need it).
-    std::vector<sample> samples;
-    std::vector<const raw_sample *> raws; // samples[i] is raws[i] resolved
-    samples.reserve(data.samples.size());
-    for (const raw_sample &r : data.samples) {
-        if (!o.pids.empty() && !o.pids.count(r.pid))
-            continue;
-        if (!o.tids.empty() && !o.tids.count(r.tid))
-            continue;
-        if (!o.cpus.empty() && !o.cpus.count(r.cpu))
-            continue;
-        if (!o.event.empty()) {
-            auto it = data.pmcs.find(r.pmcid);
-            if (it == data.pmcs.end() || !event_matches(it->second.event, o.event))
-                continue;
-        }
-        sample s = res.resolve(r);
-        if (!o.comms.empty() && !o.comms.count(res.comm_name(s.comm)))
-            continue;
-        if (s.frames.empty())
-            continue; // nothing was interrupted that has an address
-        samples.push_back(std::move(s));
-        raws.push_back(&r);
-    }
 
     // Events, in the order of their PMCs; a PMC per CPU counts once.
-    std::vector<std::string> events;
     auto event_of = [&](uint32_t pmcid) {
         auto it = data.pmcs.find(pmcid);
         if (it == data.pmcs.end()) {
@@ -238,14 +230,69 @@ int run(const options &o) {
         }
         return it->second.event;
     };
-    for (const auto &s : samples) {
-        std::string e = event_of(s.pmcid);
-        if (std::find(events.begin(), events.end(), e) == events.end())
-            events.push_back(e);
-    }
-    std::sort(events.begin(), events.end());
 
-    if (!o.event.empty() && samples.empty()) {
+    // Each sample as it is read: filters, then resolution, then the comm
+    // filter (names need it); then into what the output needs.  Only the
+    // address-by-address outputs keep the samples.
+    const bool keep = !o.gprof.empty() || o.script || !o.pprof.empty();
+    const bool flame = !o.flamegraph.empty() || o.folded;
+    std::vector<raw_sample> kept;
+    std::vector<sample> samples; // samples[i] is kept[i] resolved
+    profile all(res, o.keys);    // --folded, --flamegraph
+    std::map<std::string, profile> by_event;
+    struct pmc_seen {
+        bool wanted;
+        profile *p;
+    };
+    std::unordered_map<uint32_t, pmc_seen> pmcs_seen;
+    std::set<std::string> event_set;
+    uint64_t selected = 0;
+    read_samples(in, data.records, [&](const raw_sample &r) {
+        if (!o.pids.empty() && !o.pids.count(r.pid))
+            return;
+        if (!o.tids.empty() && !o.tids.count(r.tid))
+            return;
+        if (!o.cpus.empty() && !o.cpus.count(r.cpu))
+            return;
+        auto pit = pmcs_seen.find(r.pmcid);
+        if (pit == pmcs_seen.end()) {
+            bool wanted = true;
+            if (!o.event.empty()) {
+                auto it = data.pmcs.find(r.pmcid);
+                wanted = it != data.pmcs.end() && event_matches(it->second.event, o.event);
+            }
+            pit = pmcs_seen.emplace(r.pmcid, pmc_seen{wanted, nullptr}).first;
+        }
+        if (!pit->second.wanted)
+            return;
+        sample s = res.resolve(r);
+        if (!o.comms.empty() && !o.comms.count(res.comm_name(s.comm)))
+            return;
+        if (s.frames.empty())
+            return; // nothing was interrupted that has an address
+        selected++;
+        if (!pit->second.p) {
+            const std::string ev = event_of(r.pmcid);
+            event_set.insert(ev);
+            pit->second.p = &by_event.try_emplace(ev, res, o.keys).first->second;
+        }
+        if (keep) {
+            kept.push_back(r);
+            samples.push_back(std::move(s));
+        } else if (flame) {
+            all.add(s);
+        } else {
+            pit->second.p->add(s);
+        }
+    });
+    close_input();
+    std::vector<const raw_sample *> raws;
+    raws.reserve(kept.size());
+    for (const raw_sample &r : kept)
+        raws.push_back(&r);
+    const std::vector<std::string> events(event_set.begin(), event_set.end());
+
+    if (!o.event.empty() && selected == 0) {
         bool known = false;
         for (const auto &[id, d] : data.pmcs)
             known |= event_matches(d.event, o.event);
@@ -338,7 +385,7 @@ int run(const options &o) {
             }
             if (!o.quiet && o.pprof != "-")
                 std::fprintf(stderr, "%s: wrote %s (%s samples)\n", prog, o.pprof.c_str(),
-                             thousands(samples.size()).c_str());
+                             thousands(selected).c_str());
         }
         if (!o.quiet)
             for (const auto &n : notes)
@@ -347,9 +394,7 @@ int run(const options &o) {
     }
 
     if (!o.flamegraph.empty() || o.folded) {
-        profile p(res, o.keys);
-        for (const auto &s : samples)
-            p.add(s);
+        const profile &p = all;
         if (!o.quiet && events.size() > 1 && o.event.empty())
             std::fprintf(stderr, "%s: note: %zu events mixed together; choose one with --event\n",
                          prog, events.size());
@@ -380,25 +425,22 @@ int run(const options &o) {
 
     if (o.text.header) {
         std::printf("# hwpmc-report of %s: %s records, %s samples", o.input.c_str(),
-                    thousands(data.records).c_str(), thousands(data.samples.size()).c_str());
-        if (samples.size() != data.samples.size())
-            std::printf(" (%s selected)", thousands(samples.size()).c_str());
+                    thousands(data.records).c_str(), thousands(data.sample_count).c_str());
+        if (selected != data.sample_count)
+            std::printf(" (%s selected)", thousands(selected).c_str());
         std::printf(", %s dropped\n", thousands(data.dropped_samples).c_str());
         for (const auto &n : notes)
             std::printf("# note: %s\n", n.c_str());
         std::printf("#\n");
     }
-    if (samples.empty()) {
+    if (selected == 0) {
         std::fprintf(stderr, "%s: no samples%s\n", prog,
-                     data.samples.empty() ? " in the log" : " match the filters");
+                     data.sample_count == 0 ? " in the log" : " match the filters");
         return 0;
     }
     bool first = true;
     for (const auto &ev : events) {
-        profile p(res, o.keys);
-        for (const auto &s : samples)
-            if (event_of(s.pmcid) == ev)
-                p.add(s);
+        const profile &p = by_event.at(ev);
         if (o.text.header) {
             if (!first)
                 std::printf("\n");

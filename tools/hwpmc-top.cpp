@@ -33,7 +33,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -142,9 +141,8 @@ struct view {
     log_data data;
     symbolizer sym;
     resolver res{data.procs, sym, o.user_only};
-    std::deque<sample> samples; // those the profile shows
-    profile prof{res, o.keys};
-    hwpmc::log_reader reader; // fed
+    profile prof{res, o.keys}; // aggregated: it keeps no sample
+    hwpmc::log_reader reader;  // fed
     uint64_t total = 0, dropped = 0;
     bool tty = isatty(1);
 
@@ -167,8 +165,7 @@ struct view {
             sample s = res.resolve(r);
             if (s.frames.empty())
                 continue;
-            samples.push_back(std::move(s));
-            prof.add(samples.back());
+            prof.add(s);
             total++;
         }
         data.samples.clear();
@@ -199,10 +196,8 @@ struct view {
         if (prof.total())
             print_profile(stdout, prof, res, t);
         const bool closed = std::fflush(stdout) != 0 && errno == EPIPE;
-        if (!o.cumulative) {
+        if (!o.cumulative)
             prof.clear();
-            samples.clear();
-        }
         return !closed;
     }
 

@@ -26,6 +26,17 @@ scale read-1:perf:task-clock 1 1300
 scale read-8:perf:task-clock 1 1310
 scale pp-mon0 1 10000
 scale pp-mon1000:CLOCK.PROF 1 10200
+reportsamples hwpmc 1 500000
+reportsamples perf 1 400000
+reportsamples synth-1000000 1 1000000
+report hwpmc-flat 1 1000000000
+reportmem hwpmc-flat 1 20000
+report perf-flat 1 4000000000
+reportmem perf-flat 1 40000
+report synth-1000000-flat 1 2000000000
+reportmem synth-1000000-flat 1 30000
+report synth-1000000-g 1 3000000000
+reportmem synth-1000000-g 1 60000
 done
 EOT
 head -n 4 "$tmp/finished.txt" >"$tmp/crashed.txt"
@@ -42,4 +53,8 @@ check "medians and ratio" 'grep -Eq "null ioctl \(GETMODULEVERSION\) +1,100 +get
 check "switch overhead against the unloaded module" 'grep -Eq "loaded, no PMC +10,100 +\+1\.0%" <<<"$out"'
 check "scale: the read at 8 vCPUs against 1" 'grep -Eq "raw PMCRW, CLOCK.PROF +1,000 +1,040 +1\.04x +met +0\.79x +met" <<<"$out"'
 check "scale: the ping-pong beside 1,000 monitored processes" 'grep -Eq "1000 with a CLOCK.PROF PMC +10,200 +\+2\.0% +<= \+1% +NOT met" <<<"$out"'
+# 30,000 KiB over 1 M samples: 30.7 B a sample, within 50; 60,000: 61.4, not.
+check "report memory per sample, synthetic flat within the goal" 'grep -Eq "flat synthetic +1,000,000 +30,000 +30\.7 .* met" <<<"$out"'
+check "report memory per sample, synthetic -g over the goal" 'grep -Eq "\-g synthetic +1,000,000 +60,000 +61\.4 .* NOT met" <<<"$out"'
+check "report memory per sample, recordings against perf" 'grep -Eq "flat \(recordings\) +500,000 +20,000 +41\.0 +102\.4" <<<"$out"'
 exit $fail

@@ -112,14 +112,15 @@ std::string colour(const std::string &name, int kind) {
 
 std::map<std::string, uint64_t> folded_stacks(const profile &p, const resolver &res) {
     std::map<std::string, uint64_t> out;
-    for (const sample *s : p.samples()) {
-        std::string line = res.comm_name(s->comm);
-        for (auto &c : line)
-            if (c == ';')
-                c = ':';
-        for (auto it = s->frames.rbegin(); it != s->frames.rend(); ++it)
+    for (const profile::chain &c : p.chains()) {
+        std::string line = res.comm_name(c.comm);
+        for (auto &ch : line)
+            if (ch == ';')
+                ch = ':';
+        const auto fs = p.frames(c);
+        for (auto it = fs.rbegin(); it != fs.rend(); ++it)
             line += ";" + folded_name(res.frame(*it));
-        out[line]++;
+        out[line] += c.count;
     }
     return out;
 }
@@ -132,14 +133,16 @@ void print_folded(FILE *out, const std::map<std::string, uint64_t> &stacks) {
 bool write_flamegraph(const std::string &path, const profile &p, const resolver &res,
                       const std::string &title, const std::string &subtitle) {
     flame_node root{"all", 3, 0, {}};
-    for (const sample *s : p.samples()) {
-        root.count++;
-        flame_node *n = &root.child(res.comm_name(s->comm), 2);
-        n->count++;
-        for (auto it = s->frames.rbegin(); it != s->frames.rend(); ++it) {
+    // The chains in the order of their first samples, as the samples came.
+    for (const profile::chain &c : p.chains()) {
+        root.count += c.count;
+        flame_node *n = &root.child(res.comm_name(c.comm), 2);
+        n->count += c.count;
+        const auto fs = p.frames(c);
+        for (auto it = fs.rbegin(); it != fs.rend(); ++it) {
             const frame_info &f = res.frame(*it);
             n = &n->child(f.name, f.kernel ? 1 : 0);
-            n->count++;
+            n->count += c.count;
         }
     }
     const double width = 1200, pad = 10, frame_h = 16, top = 60, bottom = 36;

@@ -52,31 +52,37 @@ const char *sort_key_title(sort_key k) {
 }
 
 profile::profile(const resolver &res, std::vector<sort_key> keys)
-    : res_(res), keys_(std::move(keys)) {}
+    : res_(&res), keys_(std::move(keys)) {
+    for (sort_key k : keys_) {
+        by_pid_ |= k == sort_key::pid;
+        by_tid_ |= k == sort_key::tid;
+        by_cpu_ |= k == sort_key::cpu;
+    }
+}
 
-profile::key profile::key_of(const sample &s, uint32_t frame) const {
+profile::key profile::key_of(const chain &c, uint32_t frame) const {
     key k{};
     for (size_t i = 0; i < keys_.size(); i++) {
         switch (keys_[i]) {
         case sort_key::comm:
-            k[i] = s.comm;
+            k[i] = c.comm;
             break;
         case sort_key::pid:
-            k[i] = s.pid;
+            k[i] = c.pid;
             break;
         case sort_key::tid:
-            k[i] = s.tid;
+            k[i] = c.tid;
             break;
         case sort_key::cpu:
-            k[i] = s.cpu;
+            k[i] = c.cpu;
             break;
         case sort_key::sym:
             k[i] = frame;
             break;
         case sort_key::dso: {
-            // dso_ids_ only grows in add(); a dso never added is 0
-            auto it = dso_ids_.find(res_.frame(frame).dso);
-            k[i] = it == dso_ids_.end() ? UINT64_MAX : it->second;
+            // build() numbers the dsos of every chain before it asks
+            uint32_t d = frame < frame_dso_.size() ? frame_dso_[frame] : 0;
+            k[i] = d == 0 ? UINT64_MAX : d - 1;
             break;
         }
         }
@@ -84,81 +90,164 @@ profile::key profile::key_of(const sample &s, uint32_t frame) const {
     return k;
 }
 
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+} // namespace
+
+uint64_t profile::hash_of(const sample &s, const chain &c) const {
+    uint64_t h = mix(mix(mix(mix(0, c.comm), c.pid), c.tid), c.cpu);
+    for (uint32_t f : s.frames)
+        h = mix(h, f);
+    return h;
+}
+
+bool profile::same(const chain &c, const sample &s, const chain &want) const {
+    return c.hash == want.hash && c.comm == want.comm && c.pid == want.pid && c.tid == want.tid &&
+           c.cpu == want.cpu && c.len == s.frames.size() &&
+           std::equal(s.frames.begin(), s.frames.end(), pool_.begin() + c.first);
+}
+
+void profile::grow() {
+    std::vector<uint32_t> slots(slots_.empty() ? 64 : slots_.size() * 2, 0);
+    const size_t mask = slots.size() - 1;
+    for (size_t i = 0; i < chains_.size(); i++) {
+        size_t at = chains_[i].hash & mask;
+        while (slots[at])
+            at = (at + 1) & mask;
+        slots[at] = static_cast<uint32_t>(i + 1);
+    }
+    slots_.swap(slots);
+}
+
 void profile::add(const sample &s) {
-    indexed_ = false;
-    samples_.push_back(&s);
     total_++;
-    for (uint32_t f : s.frames) {
-        const std::string &d = res_.frame(f).dso;
-        if (!dso_ids_.count(d))
-            dso_ids_.emplace(d, static_cast<uint32_t>(dso_ids_.size()));
-    }
-    std::vector<key> seen;
-    for (size_t i = 0; i < s.frames.size(); i++) {
-        key k = key_of(s, s.frames[i]);
-        if (std::find(seen.begin(), seen.end(), k) != seen.end())
-            continue;
-        seen.push_back(k);
-        auto [it, fresh] = entries_.try_emplace(k);
-        entry &e = it->second;
-        if (fresh) {
-            e.k = k;
-            e.comm = s.comm;
-            e.pid = s.pid;
-            e.tid = s.tid;
-            e.cpu = s.cpu;
-            e.frame = s.frames[i];
+    built_ = false; // the entries' counts change; the index, only with a new chain
+    chain want;
+    want.comm = s.comm;
+    want.pid = by_pid_ ? s.pid : 0;
+    want.tid = by_tid_ ? s.tid : 0;
+    want.cpu = by_cpu_ ? s.cpu : 0;
+    want.hash = hash_of(s, want);
+    if (slots_.empty())
+        grow();
+    const size_t mask = slots_.size() - 1;
+    size_t at = want.hash & mask;
+    for (; slots_[at]; at = (at + 1) & mask) {
+        chain &c = chains_[slots_[at] - 1];
+        if (same(c, s, want)) {
+            c.count++;
+            return;
         }
-        e.children++;
-        if (i == 0)
-            e.self++;
     }
+    // A new chain: the index is made again when asked.
+    indexed_ = false;
+    want.first = static_cast<uint32_t>(pool_.size());
+    want.len = static_cast<uint32_t>(s.frames.size());
+    want.count = 1;
+    pool_.insert(pool_.end(), s.frames.begin(), s.frames.end());
+    chains_.push_back(want);
+    slots_[at] = static_cast<uint32_t>(chains_.size());
+    if (chains_.size() * 2 > slots_.size())
+        grow();
+}
+
+void profile::build() const {
+    if (built_)
+        return;
+    // Counts only: a chain seen again changes no entry's first sample.
+    entries_.clear();
+    dso_ids_.clear();
+    frame_dso_.assign(res_->frame_count(), 0);
+    std::vector<key> seen;
+    for (const chain &c : chains_) {
+        const auto fs = frames(c);
+        for (uint32_t f : fs) {
+            if (frame_dso_[f])
+                continue;
+            auto it =
+                dso_ids_.try_emplace(res_->frame(f).dso, static_cast<uint32_t>(dso_ids_.size()))
+                    .first;
+            frame_dso_[f] = it->second + 1;
+        }
+        seen.clear();
+        for (size_t i = 0; i < fs.size(); i++) {
+            key k = key_of(c, fs[i]);
+            if (std::find(seen.begin(), seen.end(), k) != seen.end())
+                continue;
+            seen.push_back(k);
+            auto [it, fresh] = entries_.try_emplace(k);
+            entry &e = it->second;
+            if (fresh) {
+                e.k = k;
+                e.comm = c.comm;
+                e.pid = c.pid;
+                e.tid = c.tid;
+                e.cpu = c.cpu;
+                e.frame = fs[i];
+            }
+            e.children += c.count;
+            if (i == 0)
+                e.self += c.count;
+        }
+    }
+    built_ = true;
 }
 
 void profile::clear() {
-    indexed_ = false;
+    built_ = indexed_ = false;
     self_idx_.clear();
     chain_idx_.clear();
     entries_.clear();
-    samples_.clear();
+    chains_.clear();
+    pool_.clear();
+    slots_.clear();
     total_ = 0;
 }
 
 void profile::index() const {
+    build();
     if (indexed_)
         return;
     self_idx_.clear();
     chain_idx_.clear();
-    for (const sample *s : samples_) {
-        std::vector<key> seen;
-        for (size_t i = 0; i < s->frames.size(); i++) {
-            key k = key_of(*s, s->frames[i]);
+    std::vector<key> seen;
+    for (uint32_t ci = 0; ci < chains_.size(); ci++) {
+        const auto fs = frames(chains_[ci]);
+        seen.clear();
+        for (size_t i = 0; i < fs.size(); i++) {
+            key k = key_of(chains_[ci], fs[i]);
             if (i == 0)
-                self_idx_[k].push_back(s);
+                self_idx_[k].push_back(ci);
             if (std::find(seen.begin(), seen.end(), k) != seen.end())
                 continue;
             seen.push_back(k);
-            chain_idx_[k].push_back(s);
+            chain_idx_[k].push_back(ci);
         }
     }
     indexed_ = true;
 }
 
-const std::vector<const sample *> &profile::self_samples(const entry &e) const {
-    static const std::vector<const sample *> none;
+const std::vector<uint32_t> &profile::self_chains(const entry &e) const {
+    static const std::vector<uint32_t> none;
     index();
     auto it = self_idx_.find(e.k);
     return it == self_idx_.end() ? none : it->second;
 }
 
-const std::vector<const sample *> &profile::chain_samples(const entry &e) const {
-    static const std::vector<const sample *> none;
+const std::vector<uint32_t> &profile::chain_chains(const entry &e) const {
+    static const std::vector<uint32_t> none;
     index();
     auto it = chain_idx_.find(e.k);
     return it == chain_idx_.end() ? none : it->second;
 }
 
 std::vector<const profile::entry *> profile::sorted(bool by_children) const {
+    build();
     std::vector<const entry *> v;
     v.reserve(entries_.size());
     for (const auto &[k, e] : entries_)
@@ -174,10 +263,10 @@ std::vector<const profile::entry *> profile::sorted(bool by_children) const {
 }
 
 std::string profile::column(const entry &e, sort_key k) const {
-    const frame_info &f = res_.frame(e.frame);
+    const frame_info &f = res_->frame(e.frame);
     switch (k) {
     case sort_key::comm:
-        return res_.comm_name(e.comm);
+        return res_->comm_name(e.comm);
     case sort_key::pid:
         return std::to_string(e.pid);
     case sort_key::tid:
@@ -192,14 +281,14 @@ std::string profile::column(const entry &e, sort_key k) const {
     return "";
 }
 
-uint32_t call_tree::child(uint32_t n, uint32_t frame) {
+uint32_t call_tree::child(uint32_t n, uint32_t frame, uint64_t count) {
     for (uint32_t k : nodes[n].kids)
         if (nodes[k].frame == frame) {
-            nodes[k].count++;
+            nodes[k].count += count;
             return k;
         }
     uint32_t k = static_cast<uint32_t>(nodes.size());
-    nodes.push_back({frame, 1, {}});
+    nodes.push_back({frame, count, {}});
     nodes[n].kids.push_back(k);
     return k;
 }
@@ -211,21 +300,29 @@ std::vector<uint32_t> call_tree::sorted_kids(uint32_t n) const {
     return v;
 }
 
+// The chains in the order of their first samples: the trees' branches
+// come in the order the samples would have made them, so branches of equal
+// counts are drawn as they were drawn from the samples one by one.
 call_tree callers_of(const profile &p, const profile::entry &e) {
     call_tree t(e.frame);
-    for (const sample *s : p.self_samples(e))
-        t.add(s->frames.begin() + 1, s->frames.end());
+    for (uint32_t ci : p.self_chains(e)) {
+        const profile::chain &c = p.chains()[ci];
+        const auto fs = p.frames(c);
+        t.add(fs.begin() + 1, fs.end(), c.count);
+    }
     return t;
 }
 
 call_tree callees_of(const profile &p, const profile::entry &e) {
     call_tree t(e.frame);
-    for (const sample *s : p.chain_samples(e)) {
+    for (uint32_t ci : p.chain_chains(e)) {
+        const profile::chain &c = p.chains()[ci];
+        const auto fs = p.frames(c);
         // The outermost occurrence: recursion below it stays in the tree.
-        for (size_t i = s->frames.size(); i-- > 0;) {
-            if (p.key_of(*s, s->frames[i]) != e.k)
+        for (size_t i = fs.size(); i-- > 0;) {
+            if (p.key_of(c, fs[i]) != e.k)
                 continue;
-            t.add(s->frames.rbegin() + static_cast<long>(s->frames.size() - i), s->frames.rend());
+            t.add(fs.rbegin() + static_cast<long>(fs.size() - i), fs.rend(), c.count);
             break;
         }
     }

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,12 @@ enum class sort_key {
 bool parse_sort_keys(const std::string &s, std::vector<sort_key> *keys, std::string *bad);
 const char *sort_key_title(sort_key k); // "Command", "Shared Object", ...
 
-// Samples by the values of the sort keys of their frames.
+// Samples by the values of the sort keys of their frames, aggregated as
+// they come: a profile keeps each distinct call chain once, with its count
+// (and the command, and the pid, tid and cpu its keys show), never the
+// samples themselves, so it does not grow with repeated samples.  The
+// entries are made from the chains in the order of their first samples,
+// which gives what adding the samples one by one would give.
 class profile {
 public:
     using key = std::array<uint64_t, 6>;
@@ -41,12 +47,22 @@ public:
         uint32_t comm = 0, pid = 0, tid = 0, cpu = 0, frame = 0;
     };
 
+    // A distinct chain: its samples' command (and pid, tid, cpu where a
+    // key shows them, else 0) and frames, innermost first.
+    struct chain {
+        uint32_t comm = 0, pid = 0, tid = 0, cpu = 0;
+        uint32_t first = 0, len = 0; // frames(): [first, first + len) of the pool
+        uint64_t hash = 0;
+        uint64_t count = 0; // samples
+    };
+
     profile(const resolver &res, std::vector<sort_key> keys);
 
     void add(const sample &s);
     void clear();
 
-    // Entries by self (or children) count, the largest first.
+    // Entries by self (or children) count, the largest first; valid until
+    // the next add() or clear().
     std::vector<const entry *> sorted(bool by_children) const;
 
     // The text of one column of an entry.
@@ -54,25 +70,37 @@ public:
 
     const std::vector<sort_key> &keys() const noexcept { return keys_; }
     uint64_t total() const noexcept { return total_; }
-    const std::vector<const sample *> &samples() const noexcept { return samples_; }
-    key key_of(const sample &s, uint32_t frame) const;
+    // The distinct chains, in the order of their first samples.
+    const std::vector<chain> &chains() const noexcept { return chains_; }
+    std::span<const uint32_t> frames(const chain &c) const {
+        return {pool_.data() + c.first, c.len};
+    }
+    key key_of(const chain &c, uint32_t frame) const;
 
-    // The samples whose innermost frame is entry e, and those with e
-    // anywhere in their chain (indexed on first use).
-    const std::vector<const sample *> &self_samples(const entry &e) const;
-    const std::vector<const sample *> &chain_samples(const entry &e) const;
+    // The chains (indices into chains()) whose innermost frame is entry
+    // e, and those with e anywhere (indexed on first use).
+    const std::vector<uint32_t> &self_chains(const entry &e) const;
+    const std::vector<uint32_t> &chain_chains(const entry &e) const;
 
 private:
+    uint64_t hash_of(const sample &s, const chain &c) const;
+    bool same(const chain &c, const sample &s, const chain &want) const;
+    void grow();
+    void build() const;
     void index() const;
 
-    const resolver &res_;
+    const resolver *res_;
     std::vector<sort_key> keys_;
-    std::map<key, entry> entries_;
-    std::map<std::string, uint32_t> dso_ids_;
-    std::vector<const sample *> samples_;
+    bool by_pid_ = false, by_tid_ = false, by_cpu_ = false;
+    std::vector<chain> chains_;
+    std::vector<uint32_t> pool_;  // the chains' frames
+    std::vector<uint32_t> slots_; // open addressing: chain index + 1, 0 empty
     uint64_t total_ = 0;
-    mutable bool indexed_ = false;
-    mutable std::map<key, std::vector<const sample *>> self_idx_, chain_idx_;
+    mutable bool built_ = false, indexed_ = false;
+    mutable std::map<key, entry> entries_;
+    mutable std::map<std::string, uint32_t> dso_ids_;
+    mutable std::vector<uint32_t> frame_dso_; // frame id -> dso id + 1 (0: not yet)
+    mutable std::map<key, std::vector<uint32_t>> self_idx_, chain_idx_;
 };
 
 // A tree of call paths: the root is one function; children are its callers
@@ -86,19 +114,20 @@ struct call_tree {
     std::vector<node> nodes; // nodes[0]: the root
 
     explicit call_tree(uint32_t root_frame) { nodes.push_back({root_frame, 0, {}}); }
-    // One sample's path below the root (frames in order, away from it).
+    // The path below the root (frames in order, away from it) of `count`
+    // samples.
     template <typename It>
-    void add(It first, It last) {
+    void add(It first, It last, uint64_t count = 1) {
         uint32_t n = 0;
-        nodes[0].count++;
+        nodes[0].count += count;
         for (; first != last; ++first)
-            n = child(n, *first);
+            n = child(n, *first, count);
     }
     // The kids of a node, the largest first.
     std::vector<uint32_t> sorted_kids(uint32_t n) const;
 
 private:
-    uint32_t child(uint32_t n, uint32_t frame);
+    uint32_t child(uint32_t n, uint32_t frame, uint64_t count);
 };
 
 // The callers of entry `e` (samples whose innermost frame is e), or its

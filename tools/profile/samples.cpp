@@ -3,11 +3,13 @@
 
 #include <hwpmc/pmc.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -49,8 +51,63 @@ std::string hex(uint64_t v) {
 
 } // namespace
 
+void sample_of(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
+    const auto &c = ev.pl_u.pl_cc;
+    r->t = t;
+    r->pid = c.pl_pid;
+    r->tid = c.pl_tid;
+    r->cpu = c.pl_cpu;
+    r->pmcid = c.pl_pmcid;
+    r->flags = c.pl_flags;
+    r->nkernel = c.pl_nkernel;
+    r->pcs.assign(c.pl_pc, c.pl_pc + c.pl_npc);
+    r->us.reset();
+}
+
+bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
+    const auto &u = ev.pl_u.pl_us;
+    if (r->t != t || r->pid != u.pl_pid || r->tid != u.pl_tid || r->pmcid != u.pl_pmcid || r->us)
+        return false;
+    r->us = std::make_shared<const user_stack>(user_stack::from(u));
+    return true;
+}
+
+int rereadable(int fd) {
+    if (lseek(fd, 0, SEEK_SET) == 0)
+        return fd;
+    if (errno != ESPIPE)
+        return -1;
+    const char *dir = std::getenv("TMPDIR");
+    int tmp = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (tmp < 0)
+        return -1;
+    // Everything fd gives, written to tmp; false with errno.
+    auto copy = [fd, tmp] {
+        std::vector<char> buf(1 << 20);
+        for (;;) {
+            ssize_t n = read(fd, buf.data(), buf.size());
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return n == 0;
+            for (ssize_t done = 0; done < n;) {
+                ssize_t w = write(tmp, buf.data() + done, static_cast<size_t>(n - done));
+                if (w < 0 && errno != EINTR)
+                    return false;
+                done += w < 0 ? 0 : w;
+            }
+        }
+    };
+    if (copy() && lseek(tmp, 0, SEEK_SET) == 0)
+        return tmp;
+    int err = errno;
+    close(tmp);
+    errno = err;
+    return -1;
+}
+
 void log_data::add(const pmclog_ev &ev) {
-    uint64_t t = ts_ns(ev.pl_ts);
+    uint64_t t = log_time(ev);
     records++;
     if (!t_first || t < t_first)
         t_first = t;
@@ -113,23 +170,20 @@ void log_data::add(const pmclog_ev &ev) {
         break;
     }
     case PMCLOG_TYPE_CALLCHAIN: {
-        const auto &c = ev.pl_u.pl_cc;
-        raw_sample r{t, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel, {}, {}};
-        r.pcs.assign(c.pl_pc, c.pl_pc + c.pl_npc);
-        samples.push_back(std::move(r));
+        sample_count++;
+        const uint32_t pid = ev.pl_u.pl_cc.pl_pid;
+        first_sample_.try_emplace(pid, t);
+        if (keep_samples) {
+            raw_sample r{};
+            sample_of(ev, t, &r);
+            samples.push_back(std::move(r));
+        }
         break;
     }
-    case PMCLOG_TYPE_USERSTACK: {
-        // It follows its sample's CALLCHAIN (same time, thread and PMC).
-        const auto &u = ev.pl_u.pl_us;
-        if (samples.empty())
-            break;
-        raw_sample &r = samples.back();
-        if (r.t != t || r.pid != u.pl_pid || r.tid != u.pl_tid || r.pmcid != u.pl_pmcid || r.us)
-            break;
-        r.us = std::make_shared<const user_stack>(user_stack::from(u));
+    case PMCLOG_TYPE_USERSTACK:
+        if (!samples.empty())
+            attach_user_stack(ev, t, &samples.back());
         break;
-    }
     default:
         break;
     }
@@ -168,12 +222,10 @@ void log_data::name_from_proc() {
     if (t_last > ts_ns(now))
         return;                         // from another boot, or another machine
     std::map<uint32_t, uint64_t> first; // pid -> first sample
-    for (const auto &r : samples)
-        if (!procs.named(r.pid) && !first.count(r.pid))
-            first[r.pid] = r.t;
+    first.swap(first_sample_);
     const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
     for (const auto &[pid, t] : first) {
-        if (pid == 0)
+        if (pid == 0 || procs.named(pid))
             continue;
         std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
         std::string st;
@@ -220,6 +272,30 @@ uint32_t resolver::intern(const frame_info &f, const std::string &key) {
     return id;
 }
 
+resolver::dso_state &resolver::dso(uint32_t id) {
+    auto [it, fresh] = dsos_.try_emplace(id);
+    dso_state &d = it->second;
+    if (!fresh)
+        return d;
+    const std::string &path = procs_.dso_path(id);
+    if (recorded) {
+        struct stat st;
+        if (stat(path.c_str(), &st) == 0 && st.st_mtime > recorded)
+            changed.push_back(path);
+    }
+    d.base = base_name(path);
+    static const std::string deleted = " (deleted)";
+    if (d.base.size() > deleted.size() &&
+        d.base.compare(d.base.size() - deleted.size(), deleted.size(), deleted) == 0)
+        d.base.resize(d.base.size() - deleted.size());
+    d.es = sym_.elf(path);
+    if (!d.es)
+        unreadable[path] = sym_.why_not(path);
+    else
+        d.by_sym.assign(d.es->size(), 0);
+    return d;
+}
+
 uint32_t resolver::user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf) {
     const process_table::mapping *m = procs_.find(pid, addr, t);
     if (!m) {
@@ -228,55 +304,52 @@ uint32_t resolver::user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf
         return intern({"[unknown] " + hex(addr), "[unknown]", false, true}, "u:" + hex(addr));
     }
     uint64_t off = addr - m->start + m->pgoff;
-    auto &cache = ucache_[m->dso];
-    auto cit = cache.find(off);
-    if (cit != cache.end())
-        return cit->second;
-    const std::string &path = procs_.dso_path(m->dso);
-    if (recorded && !checked_[m->dso]) {
-        checked_[m->dso] = true;
-        struct stat st;
-        if (stat(path.c_str(), &st) == 0 && st.st_mtime > recorded)
-            changed.push_back(path);
+    dso_state &d = dso(m->dso);
+    uint64_t vaddr = 0;
+    const elf_symbols::symbol *s = nullptr;
+    if (d.es && d.es->offset_to_vaddr(off, &vaddr))
+        s = d.es->find(vaddr);
+    if (s) {
+        uint32_t &known = d.by_sym[d.es->index_of(s)];
+        if (!known)
+            known = intern({demangle(s->name), d.base, false, false},
+                           std::to_string(m->dso) + ":s" + hex(s->start)) +
+                    1;
+        return known - 1;
     }
-    std::string base = base_name(path);
-    static const std::string deleted = " (deleted)";
-    if (base.size() > deleted.size() &&
-        base.compare(base.size() - deleted.size(), deleted.size(), deleted) == 0)
-        base.resize(base.size() - deleted.size());
+    auto cit = d.other.find(off);
+    if (cit != d.other.end())
+        return cit->second;
     const std::string dkey = std::to_string(m->dso) + ":";
     uint32_t id;
-    const elf_symbols *es = sym_.elf(path);
-    uint64_t vaddr = 0;
-    if (!es) {
-        unreadable[path] = sym_.why_not(path);
-        id = intern({"[unknown] " + base + "+" + hex(off), base, false, true}, dkey + hex(off));
-    } else if (!es->offset_to_vaddr(off, &vaddr)) {
-        id = intern({"[unknown] " + base + "+" + hex(off), base, false, true}, dkey + hex(off));
-    } else if (const elf_symbols::symbol *s = es->find(vaddr)) {
-        id = intern({demangle(s->name), base, false, false}, dkey + "s" + hex(s->start));
-    } else {
-        id = intern({"[unknown] " + base + "+" + hex(vaddr), base, false, true},
+    if (!d.es || !d.es->offset_to_vaddr(off, &vaddr))
+        id = intern({"[unknown] " + d.base + "+" + hex(off), d.base, false, true}, dkey + hex(off));
+    else
+        id = intern({"[unknown] " + d.base + "+" + hex(vaddr), d.base, false, true},
                     dkey + "v" + hex(vaddr));
-    }
-    cache.emplace(off, id);
+    d.other.emplace(off, id);
     return id;
 }
 
 uint32_t resolver::kernel_frame(uint64_t addr) {
     kernel_frames++;
-    auto cit = kcache_.find(addr);
-    if (cit != kcache_.end())
-        return cit->second;
-    uint32_t id;
-    const kernel_symbols::symbol *s = sym_.kernel().find(addr);
-    if (s) {
-        std::string dso = s->module.empty() ? "[kernel]" : "[" + s->module + "]";
-        id = intern({s->name, dso, true, false}, "k:" + s->name + ":" + s->module);
-    } else {
-        id = intern({"[unknown] [kernel]+" + hex(addr), "[kernel]", true, true}, "k:" + hex(addr));
+    const kernel_symbols &ks = sym_.kernel();
+    if (const kernel_symbols::symbol *s = ks.find(addr)) {
+        if (ksym_.size() != ks.size())
+            ksym_.assign(ks.size(), 0);
+        uint32_t &known = ksym_[ks.index_of(s)];
+        if (!known) {
+            std::string dso = s->module.empty() ? "[kernel]" : "[" + s->module + "]";
+            known = intern({s->name, dso, true, false}, "k:" + s->name + ":" + s->module) + 1;
+        }
+        return known - 1;
     }
-    kcache_.emplace(addr, id);
+    auto cit = kother_.find(addr);
+    if (cit != kother_.end())
+        return cit->second;
+    uint32_t id =
+        intern({"[unknown] [kernel]+" + hex(addr), "[kernel]", true, true}, "k:" + hex(addr));
+    kother_.emplace(addr, id);
     return id;
 }
 

@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 // The samples of a hwpmc log, resolved to functions: log_data takes the
 // records (pmclog(3) events) in log order, keeps the processes' mappings,
-// the PMCs and the raw samples; resolver turns a raw sample into frames
-// (interned functions, innermost first) through the mappings, the ELF
-// symbols and the kernel's.
+// the PMCs and (unless told not to) the raw samples; resolver turns a raw
+// sample into frames (interned functions, innermost first) through the
+// mappings, the ELF symbols and the kernel's.
+//
+// hwpmc-report reads a log twice so that its memory does not grow with the
+// samples: log_data takes every record but keeps no sample, then
+// read_samples() reads the log again and hands over the samples one by one
+// to be resolved against the complete (time-indexed) process table and
+// aggregated.
 #pragma once
 
 #include "addrspace.hpp"
 #include "symbolize.hpp"
 #include "unwind.hpp"
 
+#include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmclog.h>
+
+#include <unistd.h>
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -29,6 +39,12 @@ struct pmc_desc {
     uint32_t mode = 0, flags = 0, cpu = 0;
 };
 
+// A record's time, nanoseconds.
+inline uint64_t log_time(const pmclog_ev &ev) {
+    return static_cast<uint64_t>(ev.pl_ts.tv_sec) * 1000000000ull +
+           static_cast<uint64_t>(ev.pl_ts.tv_nsec);
+}
+
 struct raw_sample {
     uint64_t t;
     uint32_t pid, tid, cpu, pmcid, flags, nkernel;
@@ -40,10 +56,33 @@ struct raw_sample {
     std::shared_ptr<const user_stack> us = {};
 };
 
+// The one place where a sample and its call chain are formed from the
+// log: `ev` (at time `t`, nanoseconds) is a CALLCHAIN record; *r is its
+// sample (its pcs reused: no allocation once they are long enough).
+// log_data::add() and read_samples() both form their samples here.
+void sample_of(const pmclog_ev &ev, uint64_t t, raw_sample *r);
+// A USERSTACK record `ev` (at time `t`) given to the sample *r formed from
+// the CALLCHAIN before it, if it is that sample's (same time, thread and
+// PMC, none yet); false if not.
+bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r);
+
+// The samples of the log in `fd`, read again from its start after a
+// log_data has taken all its records (`records` of them: where that first
+// reading stopped, at a truncated or corrupt record), each handed to `fn`
+// in log order, formed by sample_of().  `r` is reused from one to the next.
+template <typename Fn>
+void read_samples(int fd, uint64_t records, Fn &&fn);
+// A descriptor that can be read twice holding what `fd` holds: `fd`
+// itself if it seeks (rewound to its start), else (a pipe) an unlinked
+// temporary file in $TMPDIR (or /tmp) with everything `fd` gives; -1 with
+// errno if it cannot be made.  A temporary file is closed by the caller.
+int rereadable(int fd);
+
 class log_data {
 public:
-    // One record, in log order.  CALLCHAIN records are kept raw; records
-    // about processes wait for apply().
+    // One record, in log order.  CALLCHAIN records are kept raw in
+    // `samples` (if keep_samples) and counted; records about processes
+    // wait for apply().
     void add(const pmclog_ev &ev);
     // Apply the process records added since the last call to procs, in
     // time order: each CPU has its own log buffers, so the file holds the
@@ -54,11 +93,14 @@ public:
     // processes of a system-wide log that mapped nothing since it began)
     // from /proc, if they still run and started before their first sample:
     // the log was then written on this machine, since its last boot.
+    // The processes considered are those sampled since the last call.
     void name_from_proc();
 
+    bool keep_samples = true;
     process_table procs;
     std::map<uint32_t, pmc_desc> pmcs;
-    std::vector<raw_sample> samples;
+    std::vector<raw_sample> samples; // if keep_samples
+    uint64_t sample_count = 0;       // CALLCHAIN records, kept or not
     uint64_t records = 0;
     uint64_t dropped_samples = 0, dropped_records = 0;
     bool initialized = false, closed = false;
@@ -74,6 +116,7 @@ private:
         std::string path;
     };
     std::vector<proc_event> pending_;
+    std::map<uint32_t, uint64_t> first_sample_; // pid -> time of its first sample
 };
 
 // The frame that stands for the kernel frames of a sample the module hid
@@ -140,11 +183,52 @@ private:
     dwarf_unwinder unwinder_;
     std::vector<frame_info> frames_;
     std::unordered_map<std::string, uint32_t> frame_ids_;
-    std::unordered_map<uint64_t, uint32_t> kcache_;
-    std::unordered_map<uint32_t, std::unordered_map<uint64_t, uint32_t>> ucache_; // dso -> off
-    std::unordered_map<uint32_t, bool> checked_; // dso -> checked its mtime
+    // Each function is named once, not each address: the frames of the
+    // symbols seen (by their place among their file's, id + 1; 0: not
+    // yet), and of the addresses no symbol holds.  They grow with the code
+    // sampled, not with the samples.
+    struct dso_state {
+        const elf_symbols *es = nullptr;
+        std::string base;                   // the file's name, without " (deleted)"
+        std::vector<uint32_t> by_sym;       // symbol index -> frame id + 1
+        std::map<uint64_t, uint32_t> other; // file offset -> frame id
+    };
+    dso_state &dso(uint32_t id);
+    std::unordered_map<uint32_t, dso_state> dsos_;
+    std::vector<uint32_t> ksym_;                    // kernel symbol index -> frame id + 1
+    std::unordered_map<uint64_t, uint32_t> kother_; // address -> frame id
     std::vector<std::string> comms_;
     std::unordered_map<std::string, uint32_t> comm_ids_;
 };
+
+template <typename Fn>
+void read_samples(int fd, uint64_t records, Fn &&fn) {
+    raw_sample r{};
+    uint64_t n = 0;
+    bool pending = false; // r waits for a USERSTACK record that may follow
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        return;
+    try {
+        hwpmc::log_reader reader(fd);
+        for (const pmclog_ev &ev : reader) {
+            if (++n > records)
+                break;
+            if (ev.pl_type == PMCLOG_TYPE_USERSTACK && pending) {
+                attach_user_stack(ev, log_time(ev), &r);
+                continue;
+            }
+            if (ev.pl_type != PMCLOG_TYPE_CALLCHAIN)
+                continue;
+            if (pending)
+                fn(static_cast<const raw_sample &>(r));
+            sample_of(ev, log_time(ev), &r);
+            pending = true;
+        }
+    } catch (const std::system_error &) {
+        // the first reading stopped here too, and said why
+    }
+    if (pending)
+        fn(static_cast<const raw_sample &>(r));
+}
 
 } // namespace hwpmc_tools

@@ -55,6 +55,10 @@ public:
     const symbol *find(uint64_t vaddr) const;
 
     size_t size() const noexcept { return syms_.size(); }
+    // The place of a symbol find() gave among the file's, below size().
+    size_t index_of(const symbol *s) const noexcept {
+        return static_cast<size_t>(s - syms_.data());
+    }
     // Where the symbols came from: the file, or its debug file.
     const std::string &symbols_from() const noexcept { return from_; }
 
@@ -87,6 +91,11 @@ public:
 
     // The symbol holding `addr` (the last one at or below it), or nullptr.
     const symbol *find(uint64_t addr) const;
+    size_t size() const noexcept { return syms_.size(); }
+    // The place of a symbol find() gave, below size().
+    size_t index_of(const symbol *s) const noexcept {
+        return static_cast<size_t>(s - syms_.data());
+    }
 
 private:
     std::vector<symbol> syms_; // sorted by start

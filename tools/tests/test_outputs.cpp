@@ -115,6 +115,55 @@ TEST_F(Outputs, AggregationAndOrderTableDriven) {
     }
 }
 
+// A profile keeps distinct chains with counts, not samples: the same
+// samples again and again change its counts only, and what it shows is
+// what it showed, scaled.
+TEST_F(Outputs, RepeatedSamplesDoNotGrowTheProfile) {
+    for (const auto &keys :
+         std::vector<std::vector<sort_key>>{{sort_key::comm, sort_key::dso, sort_key::sym},
+                                            {sort_key::pid, sort_key::cpu},
+                                            {sort_key::tid, sort_key::sym}}) {
+        profile once = make(keys);
+        profile p(*res, keys);
+        for (const auto &s : samples)
+            p.add(s);
+        const size_t chains = p.chains().size();
+        size_t frames = 0;
+        for (const auto &c : p.chains())
+            frames += c.len;
+        EXPECT_LE(chains, samples.size());
+        // Looked at between adds (as hwpmc-top --cumulative does): the
+        // counts go on.
+        EXPECT_EQ(p.sorted(false).size(), once.sorted(false).size());
+        for (int round = 1; round < 1000; round++)
+            for (const auto &s : samples)
+                p.add(s);
+        EXPECT_EQ(p.total(), 1000 * samples.size());
+        EXPECT_EQ(p.chains().size(), chains);
+        size_t frames_after = 0;
+        for (const auto &c : p.chains())
+            frames_after += c.len;
+        EXPECT_EQ(frames_after, frames);
+        const auto a = once.sorted(false), b = p.sorted(false);
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); i++) {
+            EXPECT_EQ(b[i]->k, a[i]->k);
+            EXPECT_EQ(b[i]->self, 1000 * a[i]->self);
+            EXPECT_EQ(b[i]->children, 1000 * a[i]->children);
+        }
+    }
+    // With sort keys that leave pid out, samples of the same command and
+    // frames are one chain whatever their pid, tid or cpu.
+    profile bysym(*res, {sort_key::comm, sort_key::sym});
+    for (const auto &s : samples)
+        bysym.add(s);
+    EXPECT_EQ(bysym.chains().size(), 4u); // 3 of parent, 1 of other
+    uint64_t counted = 0;
+    for (const auto &c : bysym.chains())
+        counted += c.count;
+    EXPECT_EQ(counted, samples.size());
+}
+
 TEST_F(Outputs, SortKeysParse) {
     std::vector<sort_key> keys;
     std::string bad;

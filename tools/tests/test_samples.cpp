@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -141,6 +142,60 @@ TEST(Attribution, LogTotals) {
     EXPECT_EQ(data.pmcs[pmcid].event, "SOFT-CLOCK.PROF");
     EXPECT_TRUE(data.pmcs[pmcid].clock_prof);
     EXPECT_EQ(data.pmcs[pmcid].rate, 1000000u);
+}
+
+// hwpmc-report's two readings: log_data takes the records and keeps no
+// sample; read_samples() gives the samples again, in log order, as
+// log_data would have kept them, from a file or (copied by rereadable())
+// a pipe, and stops where the first reading stopped.
+TEST(TwoReadings, SamplesReadAgainAreTheKeptOnes) {
+    bytes b;
+    append(b, attach(10, 500, "/usr/bin/prog"));
+    append(b, sample_rec(12, 500, {0x1000, 0x2000}));
+    append(b, exec(13, 500, "/usr/bin/next"));
+    append(b, sample_rec(11, 501, {0x3000}, 2)); // out of order: another CPU
+    append(b, sample_rec(14, 500, {}));
+    const bytes log = log_of(b);
+    log_data kept;
+    read_log(log, &kept);
+    ASSERT_EQ(kept.samples.size(), 3u);
+
+    int p[2];
+    ASSERT_EQ(pipe(p), 0);
+    ASSERT_EQ(write(p[1], log.data(), log.size()), static_cast<ssize_t>(log.size()));
+    close(p[1]);
+    const int fd = hwpmc_tools::rereadable(p[0]);
+    ASSERT_GE(fd, 0);
+    EXPECT_NE(fd, p[0]); // a pipe cannot be read twice: a copy
+    close(p[0]);
+    log_data data;
+    data.keep_samples = false;
+    {
+        hwpmc::log_reader r(fd);
+        for (const pmclog_ev &ev : r)
+            data.add(ev);
+    }
+    EXPECT_TRUE(data.samples.empty());
+    EXPECT_EQ(data.sample_count, 3u);
+    EXPECT_EQ(data.records, kept.records);
+    std::vector<hwpmc_tools::raw_sample> again;
+    hwpmc_tools::read_samples(fd, data.records,
+                              [&](const hwpmc_tools::raw_sample &r) { again.push_back(r); });
+    ASSERT_EQ(again.size(), kept.samples.size());
+    for (size_t i = 0; i < again.size(); i++) {
+        EXPECT_EQ(again[i].t, kept.samples[i].t);
+        EXPECT_EQ(again[i].pid, kept.samples[i].pid);
+        EXPECT_EQ(again[i].cpu, kept.samples[i].cpu);
+        EXPECT_EQ(again[i].pcs, kept.samples[i].pcs);
+    }
+    // A first reading that stopped early (a corrupt record): no further.
+    again.clear();
+    const uint64_t before_second = 5; // INITIALIZE, PMCALLOCATE, ATTACH, sample, EXEC
+    hwpmc_tools::read_samples(fd, before_second,
+                              [&](const hwpmc_tools::raw_sample &r) { again.push_back(r); });
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(again[0].t, 12u);
+    close(fd);
 }
 
 } // namespace
