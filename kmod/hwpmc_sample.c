@@ -61,10 +61,10 @@ static atomic_t hwpmc_sampling_owners;	/* owners with sampling PMCs */
  * The user-stack areas: hwpmc_ustack_users counts the live
  * PMC_F_USERSTACK PMCs (hwpmc_sx); while it is not 0 every CPU's ring
  * has an area of nsamples * hwpmc_ustack_stride bytes.  The stride is the
- * max_user_stack the areas were allocated with, written only while no
- * area exists and read by the samplers after the area's pointer
- * (acquire): a sampler never copies more than a slot holds, whatever the
- * tunable says.
+ * max_user_stack the areas were allocated with (the tunable is read-only
+ * while the module is loaded, but the samplers and the drainer index
+ * with the stride, not the tunable), written only while no area exists
+ * and read by the samplers after the area's pointer (acquire).
  */
 static unsigned int hwpmc_ustack_users;
 static u32 hwpmc_ustack_stride;
@@ -289,7 +289,11 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	s->us_flags |= PMCLOG_US_F_REGS;
 	if (!dst)
 		return;
-	/* The slot's stride: a larger ask is copied short (it is not). */
+	/*
+	 * A slot holds the stride: the copy never exceeds it (PMCALLOCATE
+	 * keeps pm_ustack_size <= max_user_stack, the stride, so a copy
+	 * cut here would be marked short, not overflow the slot).
+	 */
 	stride = READ_ONCE(hwpmc_ustack_stride);
 	dst += (h % hwpmc_nsamples) * stride;
 	size = min(size, stride);
@@ -430,7 +434,7 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 	memcpy(us->pl_regs, s->us_regs, sizeof(us->pl_regs));
 	if (s->us_copied && area)
 		memcpy(us->pl_stack, area +
-		       (slot % hwpmc_nsamples) * hwpmc_ustack_stride,
+		       (slot % hwpmc_nsamples) * READ_ONCE(hwpmc_ustack_stride),
 		       s->us_copied);
 }
 
