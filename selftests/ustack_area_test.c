@@ -584,7 +584,7 @@ TEST(other_release_keeps_areas_nobody_sampler)
 
 static void *spin_thread(void *arg)
 {
-	spin(1.0);
+	spin(0.5);
 	return NULL;
 }
 
@@ -648,12 +648,25 @@ static void races(struct __test_metadata *_metadata, uid_t uid)
 	EXPECT_EQ(0, left);
 }
 
-TEST(release_races_sampling_root)
+/* Each race allocates and frees the areas: slow under KASAN and TCG. */
+FIXTURE(race) {
+	int unused;
+};
+
+FIXTURE_SETUP(race)
+{
+}
+
+FIXTURE_TEARDOWN(race)
+{
+}
+
+TEST_F_TIMEOUT(race, releases_racing_sampling_root, 600)
 {
 	races(_metadata, 0);
 }
 
-TEST(release_races_sampling_nobody)
+TEST_F_TIMEOUT(race, releases_racing_sampling_nobody, 600)
 {
 	races(_metadata, NOBODY);
 }
