@@ -28,7 +28,9 @@
  *                    that change rows, PMCs' states or the owner's PMC
  *                    list, and never across a wait a user controls
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
- *   hwpmc_drain_lock mutex: draining the per-CPU sample rings
+ *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
+ *                    held (under hwpmc_sx) to free their user-stack
+ *                    areas with the last PMC_F_USERSTACK PMC
  *   hwpmc_proc_lock  raw spinlock: the process hash and target lists;
  *                    also taken by the fork and exit hooks (tracepoint
  *                    context, so raw for PREEMPT_RT); nothing is allocated

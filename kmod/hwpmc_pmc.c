@@ -423,19 +423,22 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	row = hwpmc_pick_row(cls, a, po, want < 0 ? -1 : cls->firstrow + want);
 	if (row < 0)
 		return want < 0 ? row : -EBUSY;
-	/* The sample rings' stack copies, with the first such PMC. */
-	if (a->pm_flags & PMC_F_USERSTACK) {
-		err = hwpmc_samples_ustack_get();
-		if (err)
-			return err;
-	}
 	err = hwpmc_pmc_charge(po);
 	if (err)
 		return err;
+	/*
+	 * The sample rings' stack areas: allocated by the first such PMC
+	 * (charged to the caller), freed with the last (hwpmc_pmc_free()).
+	 */
+	if (a->pm_flags & PMC_F_USERSTACK) {
+		err = hwpmc_samples_ustack_get();
+		if (err)
+			goto uncharge;
+	}
 	pm = kzalloc(sizeof(*pm), GFP_KERNEL_ACCOUNT);
 	if (!pm) {
-		atomic_dec(&po->user->pmcs);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto ustack_put;
 	}
 	pm->po = po;
 	pm->cls = cls;
@@ -462,9 +465,9 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 
 	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL_ACCOUNT);
 	if (id < 0) {
-		atomic_dec(&po->user->pmcs);
 		kfree(pm);
-		return id;
+		err = id;
+		goto ustack_put;
 	}
 	pm->id = id;
 	err = cls->ops->allocate(pm, a);
@@ -485,8 +488,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 		 * only after the readers that may have seen it are gone.
 		 */
 		kfree_rcu(pm, rcu);
-		atomic_dec(&po->user->pmcs);
-		return err;
+		goto ustack_put;
 	}
 	if (pm->mode == PMC_MODE_SS)
 		hwpmc_maps_sys_sampler_add(pm);
@@ -497,6 +499,14 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	a->pm_pmcid = id;
 	hwpmc_log_pmcallocate(pm);
 	return 0;
+
+ustack_put:
+	/* pm never ran: no sample of it can be in an area. */
+	if (a->pm_flags & PMC_F_USERSTACK)
+		hwpmc_samples_ustack_put();
+uncharge:
+	atomic_dec(&po->user->pmcs);
+	return err;
 }
 
 /* A log was just configured: tell it about the PMCs that exist. */
@@ -607,10 +617,17 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 		hwpmc_maps_sys_sampler_del(pm);
 	if (hwpmc_is_sampling(pm)) {
 		hwpmc_hook_put(HWPMC_HOOK_MAPS);
-		/* Samples taken until now go to the log before pm goes. */
+		/*
+		 * Samples taken until now go to the log before pm goes: the
+		 * grace period waits for every sampler (NMI, interrupt,
+		 * hook) that could still see pm, the drain logs what they
+		 * left in the rings.  Only then may its stack areas go.
+		 */
 		synchronize_rcu();
 		hwpmc_samples_drain();
 		hwpmc_sample_owner_del(po);
+		if (pm->flags & PMC_F_USERSTACK)
+			hwpmc_samples_ustack_put();
 	}
 	hwpmc_row_unclaim(pm);
 	idr_remove(&po->pmcs, pm->id);

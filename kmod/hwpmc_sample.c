@@ -10,10 +10,9 @@
  *
  * A PMC_F_USERSTACK sample also holds the user registers and a copy of
  * the top of the user stack: the copy goes to the ring's stack area, one
- * max_user_stack stride per slot, allocated for every CPU with the first
- * such PMC and kept until unload (ncpu * nsamples * max_user_stack
- * bytes; max_user_stack=0 refuses the flag).  The drainer logs it as a
- * USERSTACK record right after the CALLCHAIN, in the same reservation.
+ * stride per slot.  The drainer logs it as a USERSTACK record right after
+ * the CALLCHAIN, in the same reservation.  The areas live exactly as long
+ * as some USERSTACK PMC does (see hwpmc_samples_ustack_get()).
  *
  * The rings are shared by every owner, but not first-come: while more
  * than one owner has sampling PMCs, each may hold at most half of a CPU's
@@ -50,13 +49,25 @@ struct hwpmc_ring {
 	local_t head;			/* slots reserved (this CPU only) */
 	unsigned long tail;		/* slots drained (the drainer only) */
 	char *slots;
-	char *ustack;			/* max_user_stack per slot, or NULL */
+	char *ustack;			/* hwpmc_ustack_stride per slot, or NULL */
 	struct irq_work kick;
 };
 
 static DEFINE_PER_CPU(struct hwpmc_ring, hwpmc_rings);
 static size_t hwpmc_slot_size;
 static atomic_t hwpmc_sampling_owners;	/* owners with sampling PMCs */
+
+/*
+ * The user-stack areas: hwpmc_ustack_users counts the live
+ * PMC_F_USERSTACK PMCs (hwpmc_sx); while it is not 0 every CPU's ring
+ * has an area of nsamples * hwpmc_ustack_stride bytes.  The stride is the
+ * max_user_stack the areas were allocated with (the tunable is read-only
+ * while the module is loaded, but the samplers and the drainer index
+ * with the stride, not the tunable), written only while no area exists
+ * and read by the samplers after the area's pointer (acquire).
+ */
+static unsigned int hwpmc_ustack_users;
+static u32 hwpmc_ustack_stride;
 
 /* @po allocated a sampling PMC (hwpmc_sx held). */
 void hwpmc_sample_owner_add(struct hwpmc_owner *po)
@@ -245,9 +256,10 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 			 unsigned long h, struct pt_regs *uregs, u32 size,
 			 bool kern, bool copy)
 {
-	char *dst = copy ? READ_ONCE(r->ustack) : NULL;
+	/* Pairs with the release in hwpmc_samples_ustack_get(). */
+	char *dst = copy ? smp_load_acquire(&r->ustack) : NULL;
 	unsigned long sp, addr, chunk;
-	u32 done = 0;
+	u32 done = 0, stride;
 
 	s->us_size = size;
 	s->us_copied = 0;
@@ -277,7 +289,14 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	s->us_flags |= PMCLOG_US_F_REGS;
 	if (!dst)
 		return;
-	dst += (h % hwpmc_nsamples) * hwpmc_max_user_stack;
+	/*
+	 * A slot holds the stride: the copy never exceeds it (PMCALLOCATE
+	 * keeps pm_ustack_size <= max_user_stack, the stride, so a copy
+	 * cut here would be marked short, not overflow the slot).
+	 */
+	stride = READ_ONCE(hwpmc_ustack_stride);
+	dst += (h % hwpmc_nsamples) * stride;
+	size = min(size, stride);
 	sp = uregs->sp;
 	while (done < size) {
 		addr = sp + done;
@@ -291,7 +310,7 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 		done += chunk;
 	}
 	s->us_copied = done;
-	if (done == size)
+	if (done == s->us_size)
 		s->us_flags &= ~PMCLOG_US_F_SHORT;
 }
 
@@ -393,7 +412,7 @@ void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n)
 /*
  * The USERSTACK record of @s at @us (zeroed, @len bytes), from the stack
  * copy in slot @slot of CPU @cpu's ring.  The drainer, with the log's
- * lock held.
+ * lock and hwpmc_drain_lock held (so the area cannot go meanwhile).
  */
 static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 				    struct pmclog_userstack *us, u32 len,
@@ -401,6 +420,7 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 				    unsigned int cpu, unsigned long slot)
 {
 	struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+	char *area = READ_ONCE(r->ustack);
 
 	us->pl_hdr.pl_type = PMCLOG_TYPE_USERSTACK;
 	us->pl_hdr.pl_len = len;
@@ -412,9 +432,9 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 	us->pl_size = s->us_size;
 	us->pl_copied = s->us_copied;
 	memcpy(us->pl_regs, s->us_regs, sizeof(us->pl_regs));
-	if (s->us_copied && r->ustack)
-		memcpy(us->pl_stack, r->ustack +
-		       (slot % hwpmc_nsamples) * hwpmc_max_user_stack,
+	if (s->us_copied && area)
+		memcpy(us->pl_stack, area +
+		       (slot % hwpmc_nsamples) * READ_ONCE(hwpmc_ustack_stride),
 		       s->us_copied);
 }
 
@@ -546,8 +566,47 @@ void hwpmc_samples_fini(void)
 }
 
 /*
- * The stack areas of every CPU's ring, for a PMC_F_USERSTACK PMC about to
- * be allocated: allocated once, kept until unload.  hwpmc_sx held.
+ * Free every CPU's user-stack area.  Only when no sampler of a
+ * PMC_F_USERSTACK PMC can run any more and every slot such a sampler
+ * filled has been drained: nothing but the drainer (under
+ * hwpmc_drain_lock, taken here) and those samplers reads an area.
+ * hwpmc_sx held.
+ */
+static void hwpmc_samples_ustack_free(void)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&hwpmc_sx);
+	mutex_lock(&hwpmc_drain_lock);
+	for_each_possible_cpu(cpu) {
+		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+		char *p = r->ustack;
+
+		WRITE_ONCE(r->ustack, NULL);
+		vfree(p);
+	}
+	mutex_unlock(&hwpmc_drain_lock);
+}
+
+/*
+ * A PMC_F_USERSTACK PMC is about to be allocated: the stack areas of
+ * every CPU's ring, allocated by the first such PMC, counted by the
+ * others.  hwpmc_sx held.
+ *
+ * Who pays: the areas are nsamples * max_user_stack bytes for each
+ * possible CPU (2 MiB per CPU by default), one set for the whole system
+ * however many owners share it, bounded by root's load-time tunables
+ * (max_user_stack=0 refuses the flag).  They are charged
+ * (GFP_KERNEL_ACCOUNT) to the memory cgroup of the task whose
+ * PMCALLOCATE creates them, so a container's limit bounds what its users
+ * make hwpmc allocate: beyond it PMCALLOCATE fails with ENOMEM, without
+ * invoking the OOM killer or a warning (__GFP_RETRY_MAYFAIL,
+ * __GFP_NOWARN: the request is optional and the user's to make), and
+ * what was allocated goes.  They are freed when the last
+ * USERSTACK PMC of any owner is released (hwpmc_samples_ustack_put()):
+ * no user can keep them past the PMCs that use them.  The charge stays
+ * with the creator's cgroup while others' PMCs keep the areas alive, as
+ * page cache stays with the cgroup that first read it.
  */
 int hwpmc_samples_ustack_get(void)
 {
@@ -555,17 +614,43 @@ int hwpmc_samples_ustack_get(void)
 	unsigned int cpu;
 
 	lockdep_assert_held(&hwpmc_sx);
+	if (hwpmc_ustack_users) {
+		hwpmc_ustack_users++;
+		return 0;
+	}
+	/* No area exists, so no sampler reads the stride now. */
+	WRITE_ONCE(hwpmc_ustack_stride, hwpmc_max_user_stack);
 	for_each_possible_cpu(cpu) {
 		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
-		char *p;
+		char *p = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				    __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 
-		if (r->ustack)
-			continue;
-		p = vzalloc(size);
-		if (!p)
+		if (!p) {
+			/* No USERSTACK PMC exists: none can be sampling. */
+			hwpmc_samples_ustack_free();
 			return -ENOMEM;
-		/* Seen whole by the samplers (the PMC starts later). */
+		}
+		/* Seen whole, and with its stride, by the samplers. */
 		smp_store_release(&r->ustack, p);
 	}
+	hwpmc_ustack_users = 1;
 	return 0;
+}
+
+/*
+ * A PMC_F_USERSTACK PMC is gone: the last one frees the areas.  The
+ * caller guarantees that this PMC can no longer be sampled (its class
+ * released it and a grace period passed, which NMI handlers, interrupts
+ * and the hooks' preemption-off sections all end within, so every
+ * sampler that saw it has finished), and that the samples it took were
+ * drained (hwpmc_pmc_free()); or that it never ran.  The ring's irq_work
+ * and the drain worker touch an area only for such samples.  hwpmc_sx
+ * held.
+ */
+void hwpmc_samples_ustack_put(void)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (WARN_ON_ONCE(!hwpmc_ustack_users) || --hwpmc_ustack_users)
+		return;
+	hwpmc_samples_ustack_free();
 }

@@ -109,7 +109,9 @@
  * and a copy of the top of the user stack (a USERSTACK record), for
  * unwinding after the fact from DWARF CFI (perf's --call-graph dwarf).
  * The copy's size is pm_ustack_size (see PMCALLOCATE).  Sampling modes
- * only (EINVAL); EOPNOTSUPP when the module's max_user_stack is 0.
+ * only (EINVAL); EOPNOTSUPP when the module's max_user_stack is 0;
+ * ENOMEM when the first such PMC's per-CPU stack areas cannot be
+ * allocated in the caller's memory cgroup.
  */
 #define PMC_F_USERSTACK		0x00000400
 #define PMC_F_ALLOCATE_MASK	0x000004dc
