@@ -251,7 +251,8 @@ struct hwpmc_owner {
 	const struct cred *cred;	/* the opener's: SIGIO permission */
 	refcount_t ref;			/* the file, a pending exit work */
 	struct hlist_node onode;	/* hwpmc_owners, by pid */
-	struct work_struct exit_work;	/* shutdown after the opener exits */
+	/* shutdown after the opener exits; retried while an op holds a lock */
+	struct delayed_work exit_work;
 	bool dead;			/* shut down; lock and hwpmc_sx */
 	struct hwpmc_user *user;	/* its real uid's counts (limits) */
 	/*
@@ -269,6 +270,8 @@ struct hwpmc_owner {
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
 	bool log_closing;		/* log being removed; hwpmc_sx */
+	bool log_abort;			/* shut down: log ops stop waiting */
+	struct hwpmc_log *log_waiting;	/* a log op waits for it to drain */
 	atomic64_t ring_drops;		/* samples lost to full rings */
 	atomic64_t throttled;		/* samples not taken: CPU throttled */
 	atomic_t __percpu *ring_used;	/* its slots in each CPU's ring */
@@ -396,6 +399,7 @@ int hwpmc_rows_init(void);
 void hwpmc_rows_fini(void);
 void hwpmc_owner_release_all(struct hwpmc_owner *po);
 void hwpmc_owner_kill(struct hwpmc_owner *po);
+void hwpmc_owner_kill_locked(struct hwpmc_owner *po);
 int hwpmc_owner_charge(struct hwpmc_owner *po);
 void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
@@ -427,6 +431,7 @@ int hwpmc_op_closelog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a);
 void hwpmc_log_owner_release(struct hwpmc_owner *po);
+void hwpmc_log_owner_abort(struct hwpmc_owner *po);
 u32 hwpmc_log_pid(const struct hwpmc_log *log, pid_t nr);
 bool hwpmc_is_device_file(const struct file *file);
 void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,

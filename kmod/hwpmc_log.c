@@ -605,7 +605,7 @@ static bool hwpmc_log_drained(struct hwpmc_log *log)
  * @timeout in jiffies (MAX_SCHEDULE_TIMEOUT: until done or a fatal
  * signal).  Returns false if it gave up.
  */
-static bool hwpmc_log_drain(struct hwpmc_log *log, long timeout)
+static void hwpmc_log_push(struct hwpmc_log *log)
 {
 	unsigned long flags;
 
@@ -613,8 +613,39 @@ static bool hwpmc_log_drain(struct hwpmc_log *log, long timeout)
 	hwpmc_log_ship(log);
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 	hwpmc_log_queue(log);
+}
+
+static bool hwpmc_log_drain(struct hwpmc_log *log, long timeout)
+{
+	hwpmc_log_push(log);
 	return wait_event_killable_timeout(log->idle, hwpmc_log_drained(log),
 					   timeout) > 0;
+}
+
+/*
+ * A log operation's unbounded drain (FLUSHLOG, CLOSELOG, de-configure),
+ * with the owner's log_lock held: as hwpmc_log_drain(), but it also ends
+ * when the owner is shut down (hwpmc_log_owner_abort()), so that the
+ * shutdown, which needs log_lock, never waits for a reader that does not
+ * read.  Returns 0 when drained, -EINTR on a fatal signal, -ESRCH when
+ * the owner was shut down meanwhile.
+ */
+static int hwpmc_log_drain_op(struct hwpmc_owner *po, struct hwpmc_log *log)
+{
+	long left;
+
+	lockdep_assert_held(&po->log_lock);
+	hwpmc_log_push(log);
+	/* Seen by hwpmc_log_owner_abort() before it is, or it sees abort. */
+	WRITE_ONCE(po->log_waiting, log);
+	left = wait_event_killable_timeout(log->idle,
+					   hwpmc_log_drained(log) ||
+					   READ_ONCE(po->log_abort),
+					   MAX_SCHEDULE_TIMEOUT);
+	WRITE_ONCE(po->log_waiting, NULL);
+	if (left < 0)
+		return -EINTR;
+	return hwpmc_log_drained(log) ? 0 : -ESRCH;
 }
 
 static void hwpmc_log_free_rcu(struct rcu_head *head)
@@ -627,12 +658,18 @@ static void hwpmc_log_free_rcu(struct rcu_head *head)
  * still be on it (its slice timer interrupts it), give its buffers back
  * and its references up.
  */
-static void hwpmc_log_destroy(struct hwpmc_log *log, long timeout)
+static void hwpmc_log_destroy(struct hwpmc_owner *po, struct hwpmc_log *log,
+			      long timeout)
 {
 	struct hwpmc_logbuf *b, *tmp;
 	unsigned long flags;
+	bool drained;
 
-	if (!hwpmc_log_drain(log, timeout)) {
+	if (timeout == MAX_SCHEDULE_TIMEOUT)
+		drained = !hwpmc_log_drain_op(po, log);
+	else
+		drained = hwpmc_log_drain(log, timeout);
+	if (!drained) {
 		/* A reader that never reads must not hang its owner. */
 		raw_spin_lock_irqsave(&log->lock, flags);
 		if (!log->error)
@@ -851,7 +888,7 @@ static int hwpmc_log_remove(struct hwpmc_owner *po, bool closelog,
 	mutex_unlock(&hwpmc_sx);
 	/* Hooks that still see the log finish before it is drained. */
 	synchronize_rcu();
-	hwpmc_log_destroy(log, timeout);
+	hwpmc_log_destroy(po, log, timeout);
 	err = READ_ONCE(log->error);
 	mutex_lock(&hwpmc_sx);
 	hwpmc_user_logs_put(log);
@@ -869,15 +906,22 @@ int hwpmc_op_configurelog(struct hwpmc_owner *po,
 
 	if (a->pm_flags || !HWPMC_RESERVED_ZERO(a->pm_reserved))
 		return -EINVAL;
-	mutex_lock(&po->log_lock);
-	if (a->pm_logfd >= 0)
+	if (a->pm_logfd < -1)
+		return -EBADF;
+	if (mutex_lock_killable(&po->log_lock))
+		return -EINTR;
+	if (a->pm_logfd == -1) {
+		if (hwpmc_owner_log(po))
+			err = hwpmc_log_remove(po, false, MAX_SCHEDULE_TIMEOUT);
+		else
+			err = -EINVAL;	/* de-configure without a log */
+	} else if (mutex_lock_killable(&po->lock)) {
+		err = -EINTR;
+	} else {
+		/* The owner's lock keeps its PMCs as they are logged. */
 		err = hwpmc_log_configure(po, a->pm_logfd);
-	else if (a->pm_logfd != -1)
-		err = -EBADF;
-	else if (!hwpmc_owner_log(po))
-		err = -EINVAL;		/* de-configure without a log */
-	else
-		err = hwpmc_log_remove(po, false, MAX_SCHEDULE_TIMEOUT);
+		mutex_unlock(&po->lock);
+	}
 	mutex_unlock(&po->log_lock);
 	return err;
 }
@@ -887,7 +931,8 @@ int hwpmc_op_closelog(struct hwpmc_owner *po, void *unused)
 {
 	int err = -EINVAL;
 
-	mutex_lock(&po->log_lock);
+	if (mutex_lock_killable(&po->log_lock))
+		return -EINTR;
 	if (hwpmc_owner_log(po))
 		err = hwpmc_log_remove(po, true, MAX_SCHEDULE_TIMEOUT);
 	mutex_unlock(&po->log_lock);
@@ -900,27 +945,47 @@ int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused)
 	struct hwpmc_log *log;
 	int err = -EINVAL;
 
-	mutex_lock(&po->log_lock);
+	if (mutex_lock_killable(&po->log_lock))
+		return -EINTR;
 	log = hwpmc_owner_log(po);
 	if (log) {
 		hwpmc_samples_drain();
 		hwpmc_log_dropnotify(po, log);
-		if (hwpmc_log_drain(log, MAX_SCHEDULE_TIMEOUT))
-			err = READ_ONCE(log->error);
-		else
-			err = -EINTR;
+		err = hwpmc_log_drain_op(po, log) ?: READ_ONCE(log->error);
 	}
 	mutex_unlock(&po->log_lock);
 	return err;
 }
 
-/* Owner gone (last close): flush what can be flushed, in bounded time. */
+/*
+ * The owner is being shut down: a log operation of it that waits for its
+ * log to drain (hwpmc_log_drain_op()) stops waiting and lets log_lock go.
+ * Any context but NMI; takes no lock.  The log waited on is freed only
+ * after an RCU grace period (hwpmc_log_remove()).
+ */
+void hwpmc_log_owner_abort(struct hwpmc_owner *po)
+{
+	struct hwpmc_log *log;
+
+	WRITE_ONCE(po->log_abort, true);
+	/* Pairs with the barrier in the waiter's prepare_to_wait(). */
+	smp_mb();
+	rcu_read_lock();
+	log = READ_ONCE(po->log_waiting);
+	if (log)
+		wake_up_all(&log->idle);
+	rcu_read_unlock();
+}
+
+/*
+ * Owner gone (last close, opener's exit): flush what can be flushed, in
+ * bounded time.  The caller holds log_lock.
+ */
 void hwpmc_log_owner_release(struct hwpmc_owner *po)
 {
-	mutex_lock(&po->log_lock);
+	lockdep_assert_held(&po->log_lock);
 	if (hwpmc_owner_log(po))
 		hwpmc_log_remove(po, true, 10 * HZ);
-	mutex_unlock(&po->log_lock);
 }
 
 /* PMC_OP_WRITELOG: a USERDATA record; EINVAL without a log. */
@@ -933,7 +998,8 @@ int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a)
 
 	if (a->pm_reserved)
 		return -EINVAL;
-	mutex_lock(&po->log_lock);
+	if (mutex_lock_killable(&po->log_lock))
+		return -EINTR;
 	log = hwpmc_owner_log(po);
 	if (!log) {
 		err = -EINVAL;

@@ -344,25 +344,57 @@ static void hwpmc_owner_put(struct hwpmc_owner *po)
  * Release everything the owner has: its PMCs (their targets detached)
  * and its log (flushed for a bounded time, then its file let go).  From
  * then on the owner can get neither PMCs nor a log (ESRCH).  Idempotent:
- * the last close and the exit of the opener may both come.
+ * the last close and the exit of the opener may both come.  At the last
+ * close no ioctl runs on the file, so this waits only for an exit work
+ * of the same owner, which never waits itself.
  */
 static void hwpmc_owner_shutdown(struct hwpmc_owner *po)
 {
-	/*
-	 * At the last close no ioctl runs on the file; after the opener's
-	 * exit one still may (an inherited or passed open): wait for it.
-	 */
+	hwpmc_log_owner_abort(po);
 	hwpmc_owner_kill(po);
 	/* Samples and records of the released PMCs are in the log: flush. */
+	mutex_lock(&po->log_lock);
 	hwpmc_log_owner_release(po);
+	mutex_unlock(&po->log_lock);
+}
+
+/*
+ * After the opener's exit an ioctl may still run on the owner's file (an
+ * inherited or passed open) and hold its locks across a wait its user
+ * controls (a log reader that does not read, a target's mmap lock stalled
+ * by a userfaultfd).  A worker must not sleep behind that: it would be a
+ * hung task, and a user could tie up the work queue.  So the worker only
+ * tries the locks; a log drain in the way is told to stop
+ * (hwpmc_log_owner_abort(): FLUSHLOG gets ESRCH), anything else is tried
+ * again later.  Returns false when it must be tried again.
+ */
+#define HWPMC_OWNER_RETRY	(HZ / 10)
+
+static bool hwpmc_owner_try_shutdown(struct hwpmc_owner *po)
+{
+	hwpmc_log_owner_abort(po);
+	if (!mutex_trylock(&po->lock))
+		return false;
+	hwpmc_owner_kill_locked(po);
+	mutex_unlock(&po->lock);
+	if (!mutex_trylock(&po->log_lock))
+		return false;
+	hwpmc_log_owner_release(po);
+	mutex_unlock(&po->log_lock);
+	return true;
 }
 
 static void hwpmc_owner_exit_fn(struct work_struct *w)
 {
-	struct hwpmc_owner *po = container_of(w, struct hwpmc_owner,
-					      exit_work);
+	struct hwpmc_owner *po = container_of(to_delayed_work(w),
+					      struct hwpmc_owner, exit_work);
 
-	hwpmc_owner_shutdown(po);
+	if (!hwpmc_owner_try_shutdown(po)) {
+		/* Keeps its reference; the last close cancels it. */
+		queue_delayed_work(hwpmc_wq, &po->exit_work,
+				   HWPMC_OWNER_RETRY);
+		return;
+	}
 	hwpmc_owner_put(po);
 }
 
@@ -385,7 +417,7 @@ void hwpmc_owner_exit(struct task_struct *task)
 		if (po->pid != pid)
 			continue;
 		refcount_inc(&po->ref);
-		if (!queue_work(hwpmc_wq, &po->exit_work))
+		if (!queue_delayed_work(hwpmc_wq, &po->exit_work, 0))
 			refcount_dec(&po->ref);	/* queued already */
 	}
 	raw_spin_unlock(&hwpmc_owners_lock);
@@ -433,7 +465,7 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	po->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	po->cred = get_current_cred();
 	refcount_set(&po->ref, 1);
-	INIT_WORK(&po->exit_work, hwpmc_owner_exit_fn);
+	INIT_DELAYED_WORK(&po->exit_work, hwpmc_owner_exit_fn);
 	mutex_init(&po->lock);
 	INIT_WORK(&po->sigio_work, hwpmc_owner_sigio_fn);
 	idr_init(&po->pmcs);
@@ -465,6 +497,9 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	atomic_dec(&hwpmc_nowners);
 	raw_spin_unlock(&hwpmc_owners_lock);
 	hwpmc_owner_shutdown(po);
+	/* An exit work waiting to try again has nothing left to do. */
+	if (cancel_delayed_work_sync(&po->exit_work))
+		hwpmc_owner_put(po);
 	hwpmc_owner_uncharge(po);
 	hwpmc_owner_put(po);
 	return 0;

@@ -549,7 +549,7 @@ static void hwpmc_log_existing_targets(struct hwpmc_pmc *pm)
  * lock keeps PMCs from coming or going meanwhile (so none is logged
  * twice); hwpmc_sx is only held to publish, because MAP_IN takes each
  * target's mmap lock, which a target's user can stall.  Called with the
- * owner's log_lock (before po->lock in the lock order).
+ * owner's log_lock and then its lock (taken killably by CONFIGURELOG).
  */
 void hwpmc_log_publish(struct hwpmc_owner *po, struct hwpmc_log *log)
 {
@@ -557,7 +557,7 @@ void hwpmc_log_publish(struct hwpmc_owner *po, struct hwpmc_log *log)
 	int id;
 
 	lockdep_assert_held(&po->log_lock);
-	mutex_lock(&po->lock);
+	lockdep_assert_held(&po->lock);
 	mutex_lock(&hwpmc_sx);
 	rcu_assign_pointer(po->log, log);
 	mutex_unlock(&hwpmc_sx);
@@ -566,7 +566,6 @@ void hwpmc_log_publish(struct hwpmc_owner *po, struct hwpmc_log *log)
 		if (!hwpmc_is_system(pm) && pm->ntargets)
 			hwpmc_log_existing_targets(pm);
 	}
-	mutex_unlock(&po->lock);
 }
 
 static void hwpmc_pmc_stop(struct hwpmc_pmc *pm);
@@ -652,16 +651,22 @@ void hwpmc_owner_release_all(struct hwpmc_owner *po)
 
 /*
  * Owner gone (close of /dev/hwpmc, a kernel owner freed): dead from now on
- * (no new PMC: ESRCH), everything it had released.  Takes po->lock, then
- * hwpmc_sx.
+ * (no new PMC: ESRCH), everything it had released.  Takes po->lock (or
+ * its caller holds it: _locked), then hwpmc_sx.
  */
-void hwpmc_owner_kill(struct hwpmc_owner *po)
+void hwpmc_owner_kill_locked(struct hwpmc_owner *po)
 {
-	mutex_lock(&po->lock);
+	lockdep_assert_held(&po->lock);
 	mutex_lock(&hwpmc_sx);
 	po->dead = true;
 	hwpmc_owner_release_all(po);
 	mutex_unlock(&hwpmc_sx);
+}
+
+void hwpmc_owner_kill(struct hwpmc_owner *po)
+{
+	mutex_lock(&po->lock);
+	hwpmc_owner_kill_locked(po);
 	mutex_unlock(&po->lock);
 }
 
