@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 
 #define NOBODY		65534
-#define GUARD_MS	30000	/* a hang, not a timing: far beyond any run */
+#define GUARD_MS	20000	/* a hang, not a timing: far beyond any run */
 
 static long long now_ms(void)
 {
@@ -155,7 +155,7 @@ FIXTURE_TEARDOWN(stall)
  * pipe.  Opener's exit codes: 0 or a step; the inheritor reports the
  * FLUSHLOG's errno through @res.
  */
-TEST_F(stall, opener_exit_ends_a_stalled_flush)
+TEST_F_TIMEOUT(stall, opener_exit_ends_a_stalled_flush, 120)
 {
 	int res[2], status, err = -1;
 	struct pollfd pf = { .events = POLLIN };
@@ -278,7 +278,7 @@ static int queued_opener(uid_t uid, int logfd, int out, int gate)
  * a SIGKILL ends it while the flush still waits.  (An uninterruptible wait
  * would also be reported by the hung-task detector after 120 s.)
  */
-TEST_F(stall, log_op_queued_behind_a_stalled_flush_is_killable)
+TEST_F_TIMEOUT(stall, log_op_queued_behind_a_stalled_flush_is_killable, 120)
 {
 	int res[2], gate[2], status = 0;
 	pid_t opener, pids[2] = { -1, -1 };
