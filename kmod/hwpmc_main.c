@@ -8,10 +8,12 @@
  *   guards its list of contexts, is taken before a context's po->lock
  *   only to look it up, and never held across a wait)
  *   po->log_lock     mutex: one owner's log operations (CONFIGURELOG,
- *                    FLUSHLOG, CLOSELOG, WRITELOG), which may wait for the
- *                    log writer and so never hold hwpmc_sx while waiting;
- *                    CONFIGURELOG takes po->lock under it to publish the
- *                    log with the records of what exists
+ *                    FLUSHLOG, CLOSELOG, WRITELOG), taken killably, which
+ *                    may wait for the log writer and so never hold
+ *                    hwpmc_sx while waiting; CONFIGURELOG takes po->lock
+ *                    (killably) under it to publish the log with the
+ *                    records of what exists.  The owner's exit work only
+ *                    tries this lock and po->lock (hwpmc_owner_exit_fn())
  *   po->lock         mutex: one owner's PMC operations (hwpmc_ioctl.c),
  *                    taken killably; may be held across waits the caller
  *                    controls, which then block that owner only

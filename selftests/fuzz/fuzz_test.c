@@ -13,7 +13,7 @@
  * to where they were, and the module must unload.
  *
  *   fuzz_test [--ops N] [--seed S] [--procs P] [--threads T]
- *             [--hang SECS] [--seconds SECS] [--no-unload]
+ *             [--hang SECS] [--logwait SECS] [--seconds SECS] [--no-unload]
  *
  * --seconds stops the operations after SECS (the end checks still run).
  * --model MODEL loads the test flavor (build/<release>/test/hwpmc.ko) with
@@ -73,6 +73,14 @@
 #define MAXTHREADS	8
 #define NERR		140
 #define UNSTALL_NS	500000000ULL	/* a drain waits this long: unstall */
+/*
+ * A log operation still waiting after logwait_secs (60, --logwait) waits
+ * on a sink nobody can drain any more (its reader's process is gone, or
+ * it is in flight in the SCM_RIGHTS ring): that is the caller's doing, so
+ * its process is killed instead, and the wait must end on SIGKILL within
+ * KILLED_NS.  Both well below the kernel's 120 s hung-task report.
+ */
+#define KILLED_NS	20000000000ULL
 
 /* Operations that are not ioctls, recorded after the PMC_OP_* ones. */
 enum {
@@ -99,6 +107,7 @@ struct fuzz_shm {
 	_Atomic int print_lock;
 	int nprocs, nthreads;
 	pid_t procpid[MAXPROCS];
+	_Atomic int killed[MAXPROCS];	/* by the watchdog: a stalled log op */
 	struct fuzz_slot slots[MAXPROCS * MAXTHREADS];
 };
 
@@ -123,6 +132,7 @@ static char workdir[64];
 static char fulldir[96];
 static bool have_fulltmpfs;
 static int hang_secs = 300;
+static int logwait_secs = 60;		/* --logwait: see KILLED_NS */
 static int max_secs;			/* --seconds: stop early (0: never) */
 static const char *model;		/* --model: the test flavor's PMU model */
 #define MODEL_ADVANCE "/sys/kernel/debug/hwpmc-model/advance"
@@ -1292,14 +1302,51 @@ static int count_log_writers(void)
 	return n;
 }
 
+/* Does @op wait for its log to drain (into a sink the caller drains)? */
+static bool is_log_wait(uint32_t op)
+{
+	return op == PMC_OP_FLUSHLOG || op == PMC_OP_CLOSELOG ||
+	       op == PMC_OP_CONFIGURELOG;
+}
+
+/* The state letter of process @pid, '?' when it is gone. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+static void kill_all_workers(void)
+{
+	int i;
+
+	for (i = 0; i < shm->nprocs; i++)
+		kill(shm->procpid[i], SIGKILL);
+}
+
 /*
- * Watch every thread's operation in flight: past UNSTALL_NS the stalled
- * sinks get drained for a while (a log drain waits on them by design),
- * past hang_secs it is a hang.
+ * Watch every thread's operation in flight: every UNSTALL_NS that one
+ * waits, the stalled sinks get drained for a while (a log drain waits on
+ * them by design); a log operation past LOGWAIT_NS has its process killed,
+ * which must end it; anything past hang_secs is a hang.
  */
 static void *watchdog(void *unused)
 {
 	uint64_t unstalled[MAXPROCS * MAXTHREADS] = { 0 };
+	uint64_t killed_at[MAXPROCS] = { 0 };
 	uint64_t t0 = now_ns(), last = t0;
 	int i, n = shm->nprocs * shm->nthreads;
 
@@ -1320,24 +1367,50 @@ static void *watchdog(void *unused)
 			atomic_store(&shm->stop, 1);
 		}
 
+		for (i = 0; i < shm->nprocs; i++) {
+			if (!killed_at[i] || proc_state(shm->procpid[i]) == 'Z' ||
+			    proc_state(shm->procpid[i]) == '?')
+				continue;
+			if (now - killed_at[i] > KILLED_NS) {
+				fuzz_fail(NULL, "hang: process %d, killed %llu s ago while a log operation waited, is still there (state %c): the wait is not killable",
+					  (int)shm->procpid[i],
+					  (unsigned long long)(KILLED_NS / 1000000000ULL),
+					  proc_state(shm->procpid[i]));
+				kill_all_workers();
+				return NULL;
+			}
+		}
+
 		for (i = 0; i < n; i++) {
 			struct fuzz_slot *s = &shm->slots[i];
 			uint64_t st = atomic_load(&s->start_ns);
+			int proc = i / shm->nthreads;
+			uint32_t op;
 
-			if (!st || now < st)
+			if (!st || now < st || killed_at[proc])
 				continue;
-			if (now - st > UNSTALL_NS && unstalled[i] != st) {
-				unstalled[i] = st;
+			if (now - st > UNSTALL_NS &&
+			    now - unstalled[i] > UNSTALL_NS) {
+				unstalled[i] = now;
 				atomic_fetch_add(&shm->unstall_gen, 1);
+			}
+			op = atomic_load(&s->cur_op);
+			if (now - st > (uint64_t)logwait_secs * 1000000000ULL &&
+			    is_log_wait(op)) {
+				say("# watchdog: %s of process %d has waited %llu s for its log to drain: SIGKILL to the process\n",
+				    op_name(op), (int)s->pid,
+				    (unsigned long long)((now - st) / 1000000000ULL));
+				atomic_store(&shm->killed[proc], 1);
+				killed_at[proc] = now;
+				kill(shm->procpid[proc], SIGKILL);
+				continue;
 			}
 			if (now - st > (uint64_t)hang_secs * 1000000000ULL) {
 				struct fuzz_ctx c = { .slot = s };
 
 				fuzz_fail(&c, "hang: %s of process %d has run for more than %d s",
-					  op_name(atomic_load(&s->cur_op)),
-					  (int)s->pid, hang_secs);
-				for (i = 0; i < shm->nprocs; i++)
-					kill(shm->procpid[i], SIGKILL);
+					  op_name(op), (int)s->pid, hang_secs);
+				kill_all_workers();
 				return NULL;
 			}
 		}
@@ -1469,7 +1542,7 @@ static int kmsg_check(int fd)
 
 static void usage(void)
 {
-	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--seconds SECS] [--model MODEL] [--no-unload]\n");
+	say("usage: fuzz_test [--ops N] [--seed S] [--procs P] [--threads T] [--hang SECS] [--logwait SECS] [--seconds SECS] [--model MODEL] [--no-unload]\n");
 	exit(2);
 }
 
@@ -1549,6 +1622,8 @@ int main(int argc, char **argv)
 			nthreads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--hang"))
 			hang_secs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--logwait"))
+			logwait_secs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seconds"))
 			max_secs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--model"))
@@ -1557,7 +1632,8 @@ int main(int argc, char **argv)
 			usage();
 	}
 	if (nprocs < 1 || nprocs > MAXPROCS || nthreads < 1 ||
-	    nthreads > MAXTHREADS || !ops || hang_secs < 1)
+	    nthreads > MAXTHREADS || !ops || hang_secs < 1 ||
+	    logwait_secs < 1)
 		usage();
 	if (!seeded)
 		seed = now_ns() ^ ((uint64_t)getpid() << 32);
@@ -1640,8 +1716,12 @@ int main(int argc, char **argv)
 	}
 	pthread_create(&wd, NULL, watchdog, NULL);
 	for (i = 0; i < nprocs; i++) {
-		if (waitpid(shm->procpid[i], &st, 0) < 0 ||
-		    !WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (waitpid(shm->procpid[i], &st, 0) < 0)
+			st = -1;
+		else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
+			 atomic_load(&shm->killed[i]))
+			continue;	/* the watchdog's doing, and it ended */
+		if (st || !WIFEXITED(st)) {
 			if (!atomic_load(&shm->failed))
 				fuzz_fail(NULL, "worker %d ended with status %#x",
 					  i, st);

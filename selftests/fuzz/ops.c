@@ -61,8 +61,8 @@ static const int e_pmcstop[] = { EINVAL, ENXIO, ESRCH, 0 };
 /* 1 EAGAIN, 2 EBUSY, 14 EINVAL, EBADF, EMFILE, ESRCH, ENOMEM. */
 static const int e_configurelog[] = { EAGAIN, EBUSY, EINVAL, EBADF, EMFILE,
 				      ESRCH, ENOMEM, WRITE_ERRS, 0 };
-/* 15 EINVAL without a log. */
-static const int e_flushlog[] = { EINVAL, WRITE_ERRS, 0 };
+/* 15 EINVAL without a log; ESRCH: the opener exited while it waited. */
+static const int e_flushlog[] = { EINVAL, ESRCH, WRITE_ERRS, 0 };
 static const int e_closelog[] = { EINVAL, WRITE_ERRS, 0 };
 /* 31 EINVAL, ENOBUFS (no buffer). */
 static const int e_writelog[] = { EINVAL, ENOBUFS, WRITE_ERRS, 0 };
