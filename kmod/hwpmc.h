@@ -271,7 +271,9 @@ struct hwpmc_owner {
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
 	bool log_closing;		/* log being removed; hwpmc_sx */
 	bool log_abort;			/* shut down: log ops stop waiting */
-	struct hwpmc_log *log_waiting;	/* a log op waits for it to drain */
+	/* the log a log op waits to drain; freed after a grace period */
+	struct hwpmc_log __rcu *log_waiting;
+	unsigned long exit_retry;	/* jiffies to the exit work's next try */
 	atomic64_t ring_drops;		/* samples lost to full rings */
 	atomic64_t throttled;		/* samples not taken: CPU throttled */
 	atomic_t __percpu *ring_used;	/* its slots in each CPU's ring */
@@ -432,6 +434,8 @@ int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused);
 int hwpmc_op_writelog(struct hwpmc_owner *po, struct pmc_op_writelog *a);
 void hwpmc_log_owner_release(struct hwpmc_owner *po);
 void hwpmc_log_owner_abort(struct hwpmc_owner *po);
+/* How long an owner's shutdown lets its log drain (jiffies). */
+#define HWPMC_LOG_SHUTDOWN_WAIT	(10 * HZ)
 u32 hwpmc_log_pid(const struct hwpmc_log *log, pid_t nr);
 bool hwpmc_is_device_file(const struct file *file);
 void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,

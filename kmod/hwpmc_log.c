@@ -600,11 +600,7 @@ static bool hwpmc_log_drained(struct hwpmc_log *log)
 	return !hwpmc_log_pending(log);
 }
 
-/*
- * Ship the current buffer and wait until the writers have written all.
- * @timeout in jiffies (MAX_SCHEDULE_TIMEOUT: until done or a fatal
- * signal).  Returns false if it gave up.
- */
+/* Ship the current buffer and have the writers take it. */
 static void hwpmc_log_push(struct hwpmc_log *log)
 {
 	unsigned long flags;
@@ -615,6 +611,11 @@ static void hwpmc_log_push(struct hwpmc_log *log)
 	hwpmc_log_queue(log);
 }
 
+/*
+ * Ship the current buffer and wait until the writers have written all.
+ * @timeout in jiffies (MAX_SCHEDULE_TIMEOUT: until done or a fatal
+ * signal).  Returns false if it gave up.
+ */
 static bool hwpmc_log_drain(struct hwpmc_log *log, long timeout)
 {
 	hwpmc_log_push(log);
@@ -636,13 +637,17 @@ static int hwpmc_log_drain_op(struct hwpmc_owner *po, struct hwpmc_log *log)
 
 	lockdep_assert_held(&po->log_lock);
 	hwpmc_log_push(log);
-	/* Seen by hwpmc_log_owner_abort() before it is, or it sees abort. */
-	WRITE_ONCE(po->log_waiting, log);
+	/*
+	 * Either hwpmc_log_owner_abort() sees this log (and wakes it), or
+	 * the condition, checked after prepare_to_wait()'s barrier, sees
+	 * log_abort.
+	 */
+	rcu_assign_pointer(po->log_waiting, log);
 	left = wait_event_killable_timeout(log->idle,
 					   hwpmc_log_drained(log) ||
 					   READ_ONCE(po->log_abort),
 					   MAX_SCHEDULE_TIMEOUT);
-	WRITE_ONCE(po->log_waiting, NULL);
+	RCU_INIT_POINTER(po->log_waiting, NULL);
 	if (left < 0)
 		return -EINTR;
 	return hwpmc_log_drained(log) ? 0 : -ESRCH;
@@ -664,11 +669,17 @@ static void hwpmc_log_destroy(struct hwpmc_owner *po, struct hwpmc_log *log,
 	struct hwpmc_logbuf *b, *tmp;
 	unsigned long flags;
 	bool drained;
+	int err;
 
-	if (timeout == MAX_SCHEDULE_TIMEOUT)
-		drained = !hwpmc_log_drain_op(po, log);
-	else
+	if (timeout == MAX_SCHEDULE_TIMEOUT) {
+		/* An operation's: until drained or killed. */
+		err = hwpmc_log_drain_op(po, log);
+		/* Shut down meanwhile: what the shutdown would give it. */
+		drained = err == -ESRCH ?
+			  hwpmc_log_drain(log, HWPMC_LOG_SHUTDOWN_WAIT) : !err;
+	} else {
 		drained = hwpmc_log_drain(log, timeout);
+	}
 	if (!drained) {
 		/* A reader that never reads must not hang its owner. */
 		raw_spin_lock_irqsave(&log->lock, flags);
@@ -960,8 +971,8 @@ int hwpmc_op_flushlog(struct hwpmc_owner *po, void *unused)
 /*
  * The owner is being shut down: a log operation of it that waits for its
  * log to drain (hwpmc_log_drain_op()) stops waiting and lets log_lock go.
- * Any context but NMI; takes no lock.  The log waited on is freed only
- * after an RCU grace period (hwpmc_log_remove()).
+ * Process context.  The log waited on is freed only after an RCU grace
+ * period (hwpmc_log_remove()).
  */
 void hwpmc_log_owner_abort(struct hwpmc_owner *po)
 {
@@ -971,7 +982,7 @@ void hwpmc_log_owner_abort(struct hwpmc_owner *po)
 	/* Pairs with the barrier in the waiter's prepare_to_wait(). */
 	smp_mb();
 	rcu_read_lock();
-	log = READ_ONCE(po->log_waiting);
+	log = rcu_dereference(po->log_waiting);
 	if (log)
 		wake_up_all(&log->idle);
 	rcu_read_unlock();
@@ -985,7 +996,7 @@ void hwpmc_log_owner_release(struct hwpmc_owner *po)
 {
 	lockdep_assert_held(&po->log_lock);
 	if (hwpmc_owner_log(po))
-		hwpmc_log_remove(po, true, 10 * HZ);
+		hwpmc_log_remove(po, true, HWPMC_LOG_SHUTDOWN_WAIT);
 }
 
 /* PMC_OP_WRITELOG: a USERDATA record; EINVAL without a log. */

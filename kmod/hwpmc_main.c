@@ -348,7 +348,8 @@ static void hwpmc_owner_put(struct hwpmc_owner *po)
  * then on the owner can get neither PMCs nor a log (ESRCH).  Idempotent:
  * the last close and the exit of the opener may both come.  At the last
  * close no ioctl runs on the file, so this waits only for an exit work
- * of the same owner, which never waits itself.
+ * of the same owner, which holds a lock only for bounded times (at most
+ * the log's HWPMC_LOG_SHUTDOWN_WAIT).
  */
 static void hwpmc_owner_shutdown(struct hwpmc_owner *po)
 {
@@ -368,9 +369,11 @@ static void hwpmc_owner_shutdown(struct hwpmc_owner *po)
  * hung task, and a user could tie up the work queue.  So the worker only
  * tries the locks; a log drain in the way is told to stop
  * (hwpmc_log_owner_abort(): FLUSHLOG gets ESRCH), anything else is tried
- * again later.  Returns false when it must be tried again.
+ * again later, at 100 ms doubling up to 2 s.  Returns false when it must
+ * be tried again.
  */
 #define HWPMC_OWNER_RETRY	(HZ / 10)
+#define HWPMC_OWNER_RETRY_MAX	(2 * HZ)
 
 static bool hwpmc_owner_try_shutdown(struct hwpmc_owner *po)
 {
@@ -392,10 +395,18 @@ static void hwpmc_owner_exit_fn(struct work_struct *w)
 					      struct hwpmc_owner, exit_work);
 
 	if (!hwpmc_owner_try_shutdown(po)) {
-		/* Keeps its reference; the last close cancels it. */
-		queue_delayed_work(hwpmc_wq, &po->exit_work,
-				   HWPMC_OWNER_RETRY);
-		return;
+		po->exit_retry = clamp(po->exit_retry * 2,
+				       (unsigned long)HWPMC_OWNER_RETRY,
+				       (unsigned long)HWPMC_OWNER_RETRY_MAX);
+		/*
+		 * Keeps its reference, unless it cannot be queued: the last
+		 * close is cancelling it (and puts only what it took off the
+		 * queue), or another exit hook queued it with a reference of
+		 * its own.
+		 */
+		if (queue_delayed_work(hwpmc_wq, &po->exit_work,
+				       po->exit_retry))
+			return;
 	}
 	hwpmc_owner_put(po);
 }
@@ -657,7 +668,7 @@ static void __exit hwpmc_exit(void)
 	unregister_sysctl_table(hwpmc_sysctl_header);
 	cpuhp_remove_state(hwpmc_cpuhp_state);
 	hwpmc_hooks_fini();
-	/* Exit works of owners already closed: they find nothing to do. */
+	/* No exit work is left: the last close cancels or waits for it. */
 	destroy_workqueue(hwpmc_wq);
 	hwpmc_maps_fini();
 	hwpmc_samples_fini();

@@ -65,14 +65,19 @@ static char thread_state(pid_t pid, pid_t tid)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
-/* Wait (up to GUARD_MS) until the thread sleeps uninterruptibly. */
+/*
+ * Wait (up to GUARD_MS) until the thread sleeps uninterruptibly, and
+ * stays so for 300 ms (not a passing page fault or lock on its way).
+ */
 static int wait_blocked(pid_t pid, pid_t tid)
 {
 	long long end = now_ms() + GUARD_MS;
+	int seen = 0;
 
-	while (thread_state(pid, tid) != 'D') {
+	while (seen < 30) {
 		if (now_ms() >= end)
 			return -1;
+		seen = thread_state(pid, tid) == 'D' ? seen + 1 : 0;
 		usleep(10000);
 	}
 	return 0;
@@ -240,6 +245,7 @@ static int wait_dead(pid_t pid)
  */
 static int queued_opener(uid_t uid, int logfd, int out, int gate)
 {
+	int status;
 	pid_t pids[2];
 	char c;
 	int fd;
@@ -253,24 +259,31 @@ static int queued_opener(uid_t uid, int logfd, int out, int gate)
 	pids[0] = fork();
 	if (pids[0] < 0)
 		return 20;
-	if (!pids[0])
+	if (!pids[0]) {
+		close(out);
+		close(gate);
 		_exit(hwpmc_flushlog(fd));
+	}
 	if (wait_blocked(pids[0], pids[0]))
 		return 21;
 	pids[1] = fork();
 	if (pids[1] < 0)
 		return 22;
-	if (!pids[1])
+	if (!pids[1]) {
+		close(out);
+		close(gate);
 		_exit(writelog(fd, 1));
+	}
 	if (wait_blocked(pids[1], pids[1]))
 		return 23;
 	if (hwpmc_xwrite(out, pids, sizeof(pids)))
 		return 24;
 	close(out);
-	/* Until the test lets go; then the heirs are left to the module. */
+	/* Until the test lets go, having killed pids[1]. */
 	if (read(gate, &c, 1) < 0)
 		return 25;
-	return 0;
+	/* The flush still waits; the opener's exit will end it. */
+	return waitpid(pids[0], &status, WNOHANG) ? 26 : 0;
 }
 
 /*

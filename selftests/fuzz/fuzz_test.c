@@ -77,8 +77,9 @@
  * A log operation still waiting after logwait_secs (60, --logwait) waits
  * on a sink nobody can drain any more (its reader's process is gone, or
  * it is in flight in the SCM_RIGHTS ring): that is the caller's doing, so
- * its process is killed instead, and the wait must end on SIGKILL within
- * KILLED_NS.  Both well below the kernel's 120 s hung-task report.
+ * its process is killed instead (counted and reported), and the wait must
+ * end on SIGKILL within KILLED_NS.  Both well below the kernel's 120 s
+ * hung-task report.  --logwait 0: no kill, such a wait is a hang.
  */
 #define KILLED_NS	20000000000ULL
 
@@ -108,6 +109,8 @@ struct fuzz_shm {
 	int nprocs, nthreads;
 	pid_t procpid[MAXPROCS];
 	_Atomic int killed[MAXPROCS];	/* by the watchdog: a stalled log op */
+	_Atomic int reaped[MAXPROCS];	/* pid no longer ours to look at */
+	_Atomic int nkilled;
 	struct fuzz_slot slots[MAXPROCS * MAXTHREADS];
 };
 
@@ -1368,7 +1371,8 @@ static void *watchdog(void *unused)
 		}
 
 		for (i = 0; i < shm->nprocs; i++) {
-			if (!killed_at[i] || proc_state(shm->procpid[i]) == 'Z' ||
+			if (!killed_at[i] || atomic_load(&shm->reaped[i]) ||
+			    proc_state(shm->procpid[i]) == 'Z' ||
 			    proc_state(shm->procpid[i]) == '?')
 				continue;
 			if (now - killed_at[i] > KILLED_NS) {
@@ -1395,11 +1399,12 @@ static void *watchdog(void *unused)
 				atomic_fetch_add(&shm->unstall_gen, 1);
 			}
 			op = atomic_load(&s->cur_op);
-			if (now - st > (uint64_t)logwait_secs * 1000000000ULL &&
-			    is_log_wait(op)) {
-				say("# watchdog: %s of process %d has waited %llu s for its log to drain: SIGKILL to the process\n",
+			if (logwait_secs && is_log_wait(op) &&
+			    now - st > (uint64_t)logwait_secs * 1000000000ULL) {
+				say("# watchdog: %s of process %d has waited %llu s for its log to drain (a sink nobody can drain, or a lost wakeup): SIGKILL to the process\n",
 				    op_name(op), (int)s->pid,
 				    (unsigned long long)((now - st) / 1000000000ULL));
+				atomic_fetch_add(&shm->nkilled, 1);
 				atomic_store(&shm->killed[proc], 1);
 				killed_at[proc] = now;
 				kill(shm->procpid[proc], SIGKILL);
@@ -1633,7 +1638,7 @@ int main(int argc, char **argv)
 	}
 	if (nprocs < 1 || nprocs > MAXPROCS || nthreads < 1 ||
 	    nthreads > MAXTHREADS || !ops || hang_secs < 1 ||
-	    logwait_secs < 1)
+	    logwait_secs < 0)
 		usage();
 	if (!seeded)
 		seed = now_ns() ^ ((uint64_t)getpid() << 32);
@@ -1718,8 +1723,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprocs; i++) {
 		if (waitpid(shm->procpid[i], &st, 0) < 0)
 			st = -1;
-		else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
-			 atomic_load(&shm->killed[i]))
+		atomic_store(&shm->reaped[i], 1);
+		if (st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
+		    atomic_load(&shm->killed[i]))
 			continue;	/* the watchdog's doing, and it ended */
 		if (st || !WIFEXITED(st)) {
 			if (!atomic_load(&shm->failed))
@@ -1730,6 +1736,8 @@ int main(int argc, char **argv)
 	atomic_store(&shm->stop, 2);
 	pthread_join(wd, NULL);
 	print_stats((now_ns() - t0) / 1e9);
+	say("# watchdog: %d worker(s) killed in a log wait that did not end\n",
+	    atomic_load(&shm->nkilled));
 
 	/* Back to where we started: CPU 1 online, every row enabled. */
 	if (cpu1_hotplug && cpu1_set_online(1))
