@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
+#include "hwpmc_ustack_util.h"
 
 #include <grp.h>
 #include <pthread.h>
@@ -35,7 +36,6 @@
 
 #define NOBODY		65534
 #define PERIOD_NS	100000		/* CLOCK.PROF at 10 kHz */
-#define MARKER		0x5ca1ab1e0ddba11ULL
 #define LOGPATH		"/tmp/hwpmc-ustack-area-test.log"
 #define CGROOT		"/sys/fs/cgroup"
 #define CG		CGROOT "/hwpmc-ustack-area-test"
@@ -147,25 +147,10 @@ static int become(uid_t uid)
 	return 0;
 }
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* User-mode work with a marker in its frame. */
-static __attribute__((noinline)) void spin(double secs)
+static void spin(double secs)
 {
-	volatile __u64 marker[4] = { MARKER, MARKER, MARKER, MARKER };
-	volatile __u64 x = 0;
-	double t0 = cpu_now();
-	long i;
-
-	while (cpu_now() - t0 < secs)
-		for (i = 0; i < 200000; i++)
-			x += i * marker[i & 3];
+	hwpmc_marker_spin(secs, 200000);
 }
 
 /* Tell the parent step @step is done and wait for its go. */

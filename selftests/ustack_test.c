@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
 #include "hwpmc_log_util.h"
+#include "hwpmc_ustack_util.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -35,7 +36,6 @@
 #define LOGPATH		"/tmp/hwpmc-ustack-test.log"
 #define NOBODY		65534
 #define PERIOD_NS	100000		/* CLOCK.PROF at 10 kHz */
-#define MARKER		0x5ca1ab1e0ddba11ULL
 #define TSTACK		(64 * 1024)	/* the thread's own stack */
 #define MIN_SAMPLES	100
 
@@ -47,25 +47,10 @@ struct child_info {
 	__u32 main_tid, thread_tid;
 };
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* User-mode work with a marker in the frame, and a few system calls. */
-static __attribute__((noinline)) void spin(double secs)
+static void spin(double secs)
 {
-	volatile __u64 marker[4] = { MARKER, MARKER, MARKER, MARKER };
-	volatile __u64 x = 0;
-	double t0 = cpu_now();
-	long i;
-
-	while (cpu_now() - t0 < secs)
-		for (i = 0; i < 2000000; i++)
-			x += i * marker[i & 3];
+	hwpmc_marker_spin(secs, 2000000);
 }
 
 static void *thread_fn(void *arg)
@@ -356,8 +341,8 @@ static void run_as(struct __test_metadata *_metadata, uid_t uid, __u32 size,
 	EXPECT_LE(MIN_SAMPLES, t->main_n);
 	EXPECT_EQ(t->main_n, t->main_rsp_in_stack);
 	/*
-	 * In user mode, mostly in spin() (the rest: cpu_now() in libc); the
-	 * samples in the kernel (cpu_now()'s system call, which the time
+	 * In user mode, mostly in spin() (the rest: hwpmc_thread_cpu_now() in libc); the
+	 * samples in the kernel (hwpmc_thread_cpu_now()'s system call, which the time
 	 * spent copying stacks under emulation inflates) are in libc.
 	 */
 	EXPECT_LE(MIN_SAMPLES, t->main_user);
