@@ -492,16 +492,22 @@ void hwpmc_maps_fini(void);
 /* hwpmc_hooks.c: kernel tracepoints. */
 int hwpmc_hooks_init(void);
 void hwpmc_hooks_fini(void);
+/* The hooks, each attached only while it has users (hwpmc_hooks.c). */
 enum hwpmc_hook {
 	HWPMC_HOOK_SYS_ENTER,
 	HWPMC_HOOK_PAGE_FAULT,
 	HWPMC_HOOK_MIGRATE,
 	HWPMC_HOOK_MAPS,		/* sys_exit: mmap/munmap */
-	HWPMC_HOOK_NDYN,
+	HWPMC_HOOK_SWITCH,		/* sched_switch: every PMC */
+	HWPMC_HOOK_PROC,		/* fork, exit, exec: PMCs, owners */
+	HWPMC_HOOK_NR,
 };
 
 int hwpmc_hook_get(enum hwpmc_hook h);
 void hwpmc_hook_put(enum hwpmc_hook h);
+int hwpmc_hook_get_unlocked(enum hwpmc_hook h);
+void hwpmc_hook_put_unlocked(enum hwpmc_hook h);
+u32 hwpmc_hooks_attached(void);
 
 /* hwpmc_priv.c: privilege decisions (process context, the caller's). */
 bool hwpmc_priv_system(void);		/* non-jailed super-user */

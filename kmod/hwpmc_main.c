@@ -439,6 +439,12 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
 	err = hwpmc_owner_charge(po);
+	/* The exit hook ends the owner with its opener: before it is seen. */
+	if (!err) {
+		err = hwpmc_hook_get_unlocked(HWPMC_HOOK_PROC);
+		if (err)
+			hwpmc_owner_uncharge(po);
+	}
 	if (err) {
 		put_pid(po->pid);
 		put_pid_ns(po->pid_ns);
@@ -466,6 +472,7 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	raw_spin_unlock(&hwpmc_owners_lock);
 	hwpmc_owner_shutdown(po);
 	hwpmc_owner_uncharge(po);
+	hwpmc_hook_put_unlocked(HWPMC_HOOK_PROC);
 	hwpmc_owner_put(po);
 	return 0;
 }
