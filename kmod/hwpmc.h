@@ -385,11 +385,29 @@ void hwpmc_proc_log_exec(struct task_struct *task, u64 base, const char *path);
 /* The most rows of all classes together. */
 #define HWPMC_MAX_ROWS		64
 
-void hwpmc_target_add(struct hwpmc_target *pt, struct task_struct *task,
-		      u64 n);
+/*
+ * Credit @n events of @task's process to target @pt (any context but NMI;
+ * no locks).  Inline: the switch hook credits one per switch.
+ */
+static inline void hwpmc_target_add(struct hwpmc_target *pt,
+				    struct task_struct *task, u64 n)
+{
+	atomic64_add(n, &pt->value);
+	atomic64_add(n, &pt->pm->value);
+}
+
 struct hwpmc_target *hwpmc_target_find(struct task_struct *task,
 				       struct hwpmc_pmc *pm);
-void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next);
+extern atomic_t hwpmc_ncsw_targets;
+void __hwpmc_proc_switch(struct task_struct *prev);
+
+/* sched_switch: PROCCSW records, only while a PROCCSW target exists. */
+static inline void hwpmc_proc_switch(struct task_struct *prev,
+				     struct task_struct *next)
+{
+	if (atomic_read(&hwpmc_ncsw_targets))
+		__hwpmc_proc_switch(prev);
+}
 
 /* hwpmc_pmc.c: PMC objects, rows, the op handlers. */
 int hwpmc_rows_init(void);

@@ -181,8 +181,10 @@ static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
  * soft_prof_fold_at()); sampling PMCs take their samples.  The
  * process hash is only looked at while a process-scope PMC of @event
  * exists, the CPU's slots only while one of its system-scope PMCs counts
- * @event.  Called from tracepoints and timers (any context but NMI); no
- * locks.
+ * @event.  Called from tracepoints, timers and IRQs-off sections (any
+ * context but NMI), never preemptible: that is the RCU read side the
+ * lists and slots are read under, with no rcu_read_lock() call on the
+ * switch path.  No locks.
  */
 static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 			      u64 ns, struct pt_regs *regs, bool can_sample)
@@ -192,7 +194,7 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 	struct hwpmc_target *pt;
 	unsigned int i;
 
-	rcu_read_lock();
+	lockdep_assert_preemption_disabled();
 	pp = atomic_read(&soft_nproc[event]) ? hwpmc_proc_find(task->signal)
 					       : NULL;
 	if (pp) {
@@ -210,7 +212,7 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 	else
 		i = 0;
 	for (; i < SOFT_NROWS; i++) {
-		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
+		struct hwpmc_pmc *pm = rcu_dereference_sched(sc->sys[i]);
 
 		if (!pm || !soft_is(pm, event))
 			continue;
@@ -219,7 +221,6 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 		if (ns && hwpmc_is_sampling(pm))
 			soft_sample(pm, task, ns, regs, can_sample);
 	}
-	rcu_read_unlock();
 }
 
 /* @n events, counted and sampled. */
