@@ -26,7 +26,11 @@
  *                    po->lock (and log_lock) at most, never hwpmc_sx
  *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
  *                    that change rows, PMCs' states or the owner's PMC
- *                    list, and never across a wait a user controls
+ *                    list, and never across a wait a user controls; also
+ *                    by open() and close() of /dev/hwpmc and the hooks'
+ *                    linger work to attach and detach the tracepoints
+ *                    (hwpmc_hooks.c: the kernel's tracepoint, jump-label
+ *                    and text-patching locks, cpus_read_lock, under it)
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
  *                    held (under hwpmc_sx) to free their user-stack

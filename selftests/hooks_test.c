@@ -11,8 +11,9 @@
  * /proc/PID/status ctxt_switches, CLOCK.PROF as its CPU clock
  * (CLOCK_THREAD_CPUTIME_ID), each bracketed by reads before and after
  * its start and stop.
- * Two detach/attach cycles, as root and as uid 65534.  No timing: the
- * linger is waited for by polling.
+ * Two detach/attach cycles, as root and as uid 65534.  And an owner with
+ * no PMC still ends with the exit of its opener (the exit hook is held by
+ * the open).  No timing: the linger is waited for by polling.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -229,6 +230,61 @@ static int cycle_as_nobody(struct hwpmc_child *me, void *arg)
 	return err;
 }
 
+/*
+ * The opener of an owner with no PMC exits; the child that inherited the
+ * open gets ESRCH from PMCALLOCATE once the owner is shut down: the exit
+ * hook, attached by the open alone, saw the opener go.  The test process
+ * is the orphan's subreaper, so it collects its verdict: 0 or a step.
+ */
+static int orphan_as(bool nobody)
+{
+	int gate[2], fd, err, i, st, code = -1;
+	pid_t opener, pid;
+	char c;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		return 49;
+	fflush(stdout);
+	opener = fork();
+	if (opener < 0)
+		return 50;
+	if (!opener) {
+		if (nobody && become_nobody())
+			_exit(51);
+		fd = hwpmc_open();
+		if (fd < 0 || pipe(gate))
+			_exit(52);
+		pid = fork();
+		if (pid < 0)
+			_exit(53);
+		if (pid)
+			_exit(0);	/* the opener exits at once */
+		close(gate[1]);
+		/* EOF: the opener is gone (its end of the pipe with it). */
+		if (read(gate[0], &c, 1) != 0)
+			_exit(54);
+		/* Shut down after the exit, in process context: poll. */
+		for (i = 0; i < 500; i++) {
+			err = hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, NULL);
+			if (err == ESRCH)
+				_exit(0);
+			if (err)
+				_exit(55);
+			usleep(20000);
+		}
+		_exit(56);
+	}
+	if (waitpid(opener, &st, 0) != opener || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		code = 57;
+	/* The orphan, reparented to this process. */
+	pid = waitpid(-1, &st, 0);
+	if (code < 0)
+		code = pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : 58;
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	return code;
+}
+
 FIXTURE(hooks) {
 	int hooks;
 };
@@ -261,6 +317,15 @@ FIXTURE_TEARDOWN(hooks)
 TEST_F(hooks, none_at_load)
 {
 	EXPECT_EQ(0, hooks_now(self->hooks));
+}
+
+/* An owner with no PMC still ends with its opener's exit. */
+TEST_F_TIMEOUT(hooks, owner_without_pmc_ends_with_its_opener, 300)
+{
+	ASSERT_EQ(0, hooks_wait_none(self->hooks));
+	EXPECT_EQ(0, orphan_as(false)) TH_LOG("root");
+	ASSERT_EQ(0, hooks_wait_none(self->hooks));
+	EXPECT_EQ(0, orphan_as(true)) TH_LOG("uid 65534");
 }
 
 TEST_F_TIMEOUT(hooks, on_demand_root, 600)
