@@ -390,11 +390,29 @@ void hwpmc_proc_log_exec(struct task_struct *task, u64 base, const char *path);
 /* The most rows of all classes together. */
 #define HWPMC_MAX_ROWS		64
 
-void hwpmc_target_add(struct hwpmc_target *pt, struct task_struct *task,
-		      u64 n);
+/*
+ * Credit @n events of @task's process to target @pt (any context but NMI;
+ * no locks).  Inline: the switch hook credits one per switch.
+ */
+static inline void hwpmc_target_add(struct hwpmc_target *pt,
+				    struct task_struct *task, u64 n)
+{
+	atomic64_add(n, &pt->value);
+	atomic64_add(n, &pt->pm->value);
+}
+
 struct hwpmc_target *hwpmc_target_find(struct task_struct *task,
 				       struct hwpmc_pmc *pm);
-void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next);
+extern atomic_t hwpmc_ncsw_targets;
+void __hwpmc_proc_switch(struct task_struct *prev);
+
+/* sched_switch: PROCCSW records, only while a PROCCSW target exists. */
+static inline void hwpmc_proc_switch(struct task_struct *prev,
+				     struct task_struct *next)
+{
+	if (atomic_read(&hwpmc_ncsw_targets))
+		__hwpmc_proc_switch(prev);
+}
 
 /* hwpmc_pmc.c: PMC objects, rows, the op handlers. */
 int hwpmc_rows_init(void);
@@ -501,16 +519,22 @@ void hwpmc_maps_fini(void);
 /* hwpmc_hooks.c: kernel tracepoints. */
 int hwpmc_hooks_init(void);
 void hwpmc_hooks_fini(void);
+/* The hooks, each attached only while it has users (hwpmc_hooks.c). */
 enum hwpmc_hook {
 	HWPMC_HOOK_SYS_ENTER,
 	HWPMC_HOOK_PAGE_FAULT,
 	HWPMC_HOOK_MIGRATE,
 	HWPMC_HOOK_MAPS,		/* sys_exit: mmap/munmap */
-	HWPMC_HOOK_NDYN,
+	HWPMC_HOOK_SWITCH,		/* sched_switch: every PMC */
+	HWPMC_HOOK_PROC,		/* fork, exit, exec: PMCs, owners */
+	HWPMC_HOOK_NR,
 };
 
 int hwpmc_hook_get(enum hwpmc_hook h);
 void hwpmc_hook_put(enum hwpmc_hook h);
+int hwpmc_hook_get_unlocked(enum hwpmc_hook h);
+void hwpmc_hook_put_unlocked(enum hwpmc_hook h);
+u32 hwpmc_hooks_attached(void);
 
 /* hwpmc_priv.c: privilege decisions (process context, the caller's). */
 bool hwpmc_priv_system(void);		/* non-jailed super-user */

@@ -17,9 +17,9 @@ static unsigned int hwpmc_total_rows;
 
 /*
  * What the scheduler and event hooks call, fixed at load: filled before
- * the hooks are attached (hwpmc_hooks_init()) and emptied after they are
- * detached and every probe has returned, so the hooks read them without
- * a lock.  A switch costs a call per entry of hwpmc_switch_fns: the
+ * any hook can be attached and emptied after they are all detached and
+ * every probe has returned (hwpmc_hooks_fini()), so the hooks read them
+ * without a lock.  A switch costs a call per entry of hwpmc_switch_fns: the
  * classes' and the machine's that have one (SOFT's; x86's only where
  * there is a PMU).
  */
@@ -128,19 +128,31 @@ void hwpmc_classes_fork(struct task_struct *parent, struct task_struct *child)
 
 /*
  * User-mode reads of the machine's counters in @mm (iface/pctr.c); the
- * machine may not offer them (-EOPNOTSUPP).  Process context.
+ * machine may not offer them (-EOPNOTSUPP).  A grant holds the process
+ * hooks, attached before it is given: the machine's fork callback keeps
+ * it from a forked child.  Process context, no lock held.
  */
 int hwpmc_classes_rdpmc_mm_get(struct mm_struct *mm)
 {
+	int err;
+
 	if (!hwpmc_md->rdpmc_mm_get)
 		return -EOPNOTSUPP;
-	return hwpmc_md->rdpmc_mm_get(mm);
+	err = hwpmc_hook_get_unlocked(HWPMC_HOOK_PROC);
+	if (err)
+		return err;
+	err = hwpmc_md->rdpmc_mm_get(mm);
+	if (err)
+		hwpmc_hook_put_unlocked(HWPMC_HOOK_PROC);
+	return err;
 }
 
 void hwpmc_classes_rdpmc_mm_put(struct mm_struct *mm)
 {
-	if (hwpmc_md->rdpmc_mm_put)
-		hwpmc_md->rdpmc_mm_put(mm);
+	if (!hwpmc_md->rdpmc_mm_put)
+		return;
+	hwpmc_md->rdpmc_mm_put(mm);
+	hwpmc_hook_put_unlocked(HWPMC_HOOK_PROC);
 }
 
 /*

@@ -4,9 +4,21 @@
  * kernel, so it observes processes and scheduling through tracepoints,
  * found by name and attached with tracepoint_probe_register().
  *
- * The scheduler and process hooks are attached while the module is
- * loaded; the per-event ones (syscalls, page faults, migrations) only
- * while a PMC needs them, since e.g. sys_enter slows every system call.
+ * Every hook is attached only while something needs it, so that a loaded
+ * module nobody uses costs the kernel nothing (no probe on any
+ * tracepoint, their static keys off):
+ *   sched_switch           while any PMC exists (HWPMC_HOOK_SWITCH)
+ *   fork, exit, exec       while any PMC, any open of /dev/hwpmc (the exit
+ *                          of its opener ends an owner) or any pctr(4)
+ *                          RDPMC grant (fork resets a child's copy)
+ *                          exists (HWPMC_HOOK_PROC)
+ *   syscalls, page faults, migrations, sys_exit
+ *                          while a PMC of that event, or a sampler (maps),
+ *                          exists
+ * One mechanism for all: a count of users per hook under hwpmc_sx, taken
+ * before what needs the hook becomes visible (so nothing it must see is
+ * missed) and dropped after it is gone; the last user's drop leaves the
+ * hook attached for a while (linger), then a work item detaches it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -103,16 +115,16 @@ static void hwpmc_probe_migrate(void *data, struct task_struct *task,
 struct hwpmc_tp {
 	const char *name;
 	void *probe;
-	int hook;			/* enum hwpmc_hook, or -1: always on */
+	int hook;			/* enum hwpmc_hook */
 	struct tracepoint *tp;
 	bool registered;
 };
 
 static struct hwpmc_tp hwpmc_tps[] = {
-	{ "sched_switch", hwpmc_probe_switch, -1 },
-	{ "sched_process_fork", hwpmc_probe_fork, -1 },
-	{ "sched_process_exit", hwpmc_probe_exit, -1 },
-	{ "sched_process_exec", hwpmc_probe_exec, -1 },
+	{ "sched_switch", hwpmc_probe_switch, HWPMC_HOOK_SWITCH },
+	{ "sched_process_fork", hwpmc_probe_fork, HWPMC_HOOK_PROC },
+	{ "sched_process_exit", hwpmc_probe_exit, HWPMC_HOOK_PROC },
+	{ "sched_process_exec", hwpmc_probe_exec, HWPMC_HOOK_PROC },
 	{ "sys_enter", hwpmc_probe_sys_enter, HWPMC_HOOK_SYS_ENTER },
 	{ "page_fault_user", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },
 	{ "page_fault_kernel", hwpmc_probe_page_fault, HWPMC_HOOK_PAGE_FAULT },
@@ -120,13 +132,15 @@ static struct hwpmc_tp hwpmc_tps[] = {
 	{ "sys_exit", hwpmc_probe_sys_exit, HWPMC_HOOK_MAPS },
 };
 
-static unsigned int hwpmc_hook_users[HWPMC_HOOK_NDYN];	/* hwpmc_sx */
+static unsigned int hwpmc_hook_users[HWPMC_HOOK_NR];	/* hwpmc_sx */
 
 /*
  * Attaching or detaching a tracepoint patches kernel text, which is slow
  * and (under QEMU's multi-threaded TCG) not entirely safe.  A hook whose
  * last user went away stays attached for a few seconds, so that PMCs
- * allocated and released in quick succession do not patch each time.
+ * allocated and released in quick succession (a tool run in a loop) do
+ * not patch each time.  Registering waits for the kernel (text patching,
+ * RCU), never for anything a user controls, so it is done under hwpmc_sx.
  */
 #define HWPMC_HOOK_LINGER	(5 * HZ)
 static void hwpmc_hooks_idle_fn(struct work_struct *w);
@@ -160,7 +174,10 @@ static void hwpmc_tp_unregister(struct hwpmc_tp *t)
 	t->registered = false;
 }
 
-/* Attach a per-event hook (refcounted; hwpmc_sx held). */
+/*
+ * Attach hook @h (refcounted; hwpmc_sx held): when this returns 0 its
+ * probes are in place, and every event from then on reaches them.
+ */
 int hwpmc_hook_get(enum hwpmc_hook h)
 {
 	unsigned int i;
@@ -194,25 +211,71 @@ void hwpmc_hook_put(enum hwpmc_hook h)
 	mod_delayed_work(system_wq, &hwpmc_hooks_idle, HWPMC_HOOK_LINGER);
 }
 
-/* Detach the per-event hooks that have had no user for a while. */
+/* The same, for callers that hold no lock (process context). */
+int hwpmc_hook_get_unlocked(enum hwpmc_hook h)
+{
+	int err = mutex_lock_killable(&hwpmc_sx);
+
+	if (err)
+		return err;
+	err = hwpmc_hook_get(h);
+	mutex_unlock(&hwpmc_sx);
+	return err;
+}
+
+void hwpmc_hook_put_unlocked(enum hwpmc_hook h)
+{
+	mutex_lock(&hwpmc_sx);
+	hwpmc_hook_put(h);
+	mutex_unlock(&hwpmc_sx);
+}
+
+/*
+ * Detach the hooks that have had no user for a while.  A probe may still
+ * run on another CPU after its unregistration; everything it touches is
+ * the module's (alive until hwpmc_hooks_fini(), which waits for it) or
+ * freed through RCU.  The per-CPU state that follows every switch is at
+ * rest by then: the last PMC took it there (SOFT's CLOCK.PROF forgets
+ * each CPU's task when its last PMC goes; x86 unloads every counter at
+ * stop and revokes RDPMC at once).
+ */
 static void hwpmc_hooks_idle_fn(struct work_struct *w)
 {
 	unsigned int i;
 
 	mutex_lock(&hwpmc_sx);
-	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
-		int h = hwpmc_tps[i].hook;
-
-		if (h >= 0 && !hwpmc_hook_users[h])
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
+		if (!hwpmc_hook_users[hwpmc_tps[i].hook])
 			hwpmc_tp_unregister(&hwpmc_tps[i]);
-	}
 	mutex_unlock(&hwpmc_sx);
 }
 
+/*
+ * Hooks whose probe the tracepoint itself holds now (BIT(enum
+ * hwpmc_hook)), read from the tracepoints' own lists of probes, not from
+ * this file's bookkeeping: the test flavor shows it in debugfs.
+ */
+u32 hwpmc_hooks_attached(void)
+{
+	struct tracepoint_func *f;
+	unsigned int i;
+	u32 mask = 0;
+
+	rcu_read_lock_sched();
+	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
+		f = rcu_dereference_sched(hwpmc_tps[i].tp->funcs);
+		for (; f && f->func; f++)
+			if (f->func == hwpmc_tps[i].probe)
+				mask |= BIT(hwpmc_tps[i].hook);
+	}
+	rcu_read_unlock_sched();
+	return mask;
+}
+
+/* Find the tracepoints (none is attached before a user asks). */
 int hwpmc_hooks_init(void)
 {
 	unsigned int i;
-	int err;
 
 	for_each_kernel_tracepoint(hwpmc_tp_lookup, NULL);
 	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
@@ -220,15 +283,6 @@ int hwpmc_hooks_init(void)
 			pr_err("this kernel has no tracepoint %s, which hwpmc needs (FreeBSD: 'options HWPMC_HOOKS')\n",
 			       hwpmc_tps[i].name);
 			return -ENOENT;
-		}
-	}
-	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
-		if (hwpmc_tps[i].hook >= 0)
-			continue;
-		err = hwpmc_tp_register(&hwpmc_tps[i]);
-		if (err) {
-			hwpmc_hooks_fini();
-			return err;
 		}
 	}
 	return 0;

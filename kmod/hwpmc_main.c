@@ -28,7 +28,11 @@
  *                    po->lock (and log_lock) at most, never hwpmc_sx
  *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
  *                    that change rows, PMCs' states or the owner's PMC
- *                    list, and never across a wait a user controls
+ *                    list, and never across a wait a user controls; also
+ *                    by open() and close() of /dev/hwpmc and the hooks'
+ *                    linger work to attach and detach the tracepoints
+ *                    (hwpmc_hooks.c: the kernel's tracepoint, jump-label
+ *                    and text-patching locks, cpus_read_lock, under it)
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
  *                    held (under hwpmc_sx) to free their user-stack
@@ -484,6 +488,12 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	idr_init(&po->pmcs);
 	mutex_init(&po->log_lock);
 	err = hwpmc_owner_charge(po);
+	/* The exit hook ends the owner with its opener: before it is seen. */
+	if (!err) {
+		err = hwpmc_hook_get_unlocked(HWPMC_HOOK_PROC);
+		if (err)
+			hwpmc_owner_uncharge(po);
+	}
 	if (err) {
 		put_pid(po->pid);
 		put_pid_ns(po->pid_ns);
@@ -514,6 +524,7 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	if (cancel_delayed_work_sync(&po->exit_work))
 		hwpmc_owner_put(po);
 	hwpmc_owner_uncharge(po);
+	hwpmc_hook_put_unlocked(HWPMC_HOOK_PROC);
 	hwpmc_owner_put(po);
 	return 0;
 }

@@ -393,6 +393,29 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 	return 0;
 }
 
+/*
+ * Every PMC holds the scheduler and process hooks, from before it can run
+ * until it is gone (hwpmc_hooks.c): its class's switch callbacks, its
+ * targets' forks, exits and execs, its PROCCSW records.  hwpmc_sx held.
+ */
+static int hwpmc_pmc_hooks_get(void)
+{
+	int err = hwpmc_hook_get(HWPMC_HOOK_SWITCH);
+
+	if (err)
+		return err;
+	err = hwpmc_hook_get(HWPMC_HOOK_PROC);
+	if (err)
+		hwpmc_hook_put(HWPMC_HOOK_SWITCH);
+	return err;
+}
+
+static void hwpmc_pmc_hooks_put(void)
+{
+	hwpmc_hook_put(HWPMC_HOOK_PROC);
+	hwpmc_hook_put(HWPMC_HOOK_SWITCH);
+}
+
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 {
 	return hwpmc_pmc_allocate_at(po, a, -1);
@@ -470,15 +493,23 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 		goto ustack_put;
 	}
 	pm->id = id;
-	err = cls->ops->allocate(pm, a);
+	/* The scheduler and process hooks, before the PMC can run. */
+	err = hwpmc_pmc_hooks_get();
+	if (!err) {
+		err = cls->ops->allocate(pm, a);
+		if (err)
+			hwpmc_pmc_hooks_put();
+	}
 	/* The exec hook's works (PROCEXEC records, mappings) come from it. */
 	if (!err)
 		hwpmc_maps_reserve_fill();
 	if (!err && hwpmc_is_sampling(pm)) {
 		/* Samplers need the mappings of what they sample. */
 		err = hwpmc_hook_get(HWPMC_HOOK_MAPS);
-		if (err)
+		if (err) {
 			cls->ops->release(pm);
+			hwpmc_pmc_hooks_put();
+		}
 	}
 	if (err) {
 		idr_remove(&po->pmcs, id);
@@ -632,6 +663,7 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	idr_remove(&po->pmcs, pm->id);
 	po->npmcs--;
 	atomic_dec(&po->user->pmcs);
+	hwpmc_pmc_hooks_put();
 	/* Hooks may still be looking at it until a grace period passes. */
 	kfree_rcu(pm, rcu);
 }

@@ -35,7 +35,7 @@ static struct hlist_head *hwpmc_proc_hash;
 static unsigned int hwpmc_proc_bits;
 static atomic_t hwpmc_nprocs;		/* monitored processes */
 /* Targets of PMC_F_LOG_PROCCSW PMCs: the switch hook looks only then. */
-static atomic_t hwpmc_ncsw_targets;
+atomic_t hwpmc_ncsw_targets;
 
 static void hwpmc_reserve_fill(struct work_struct *work);
 static void hwpmc_reserve_free(void);
@@ -292,17 +292,6 @@ struct hwpmc_target *hwpmc_target_find(struct task_struct *task,
 }
 
 /*
- * Credit @n events of @task's process to target @pt (any context but NMI;
- * no locks).
- */
-void hwpmc_target_add(struct hwpmc_target *pt, struct task_struct *task,
-		      u64 n)
-{
-	atomic64_add(n, &pt->value);
-	atomic64_add(n, &pt->pm->value);
-}
-
-/*
  * PMC_F_LOG_PROCCSW records for @task (current), switching out: each
  * carries what its target counted since the previous record.  The mark
  * only moves forward, by compare-and-exchange, so concurrent threads never
@@ -335,14 +324,13 @@ static void hwpmc_proc_csw_out(struct hwpmc_process *pp,
 
 /*
  * sched_switch, after the classes have credited @prev (IRQs off,
- * runqueue locked): PROCCSW records for @prev.
+ * runqueue locked), while a PROCCSW target exists (hwpmc_proc_switch()):
+ * PROCCSW records for @prev.
  */
-void hwpmc_proc_switch(struct task_struct *prev, struct task_struct *next)
+void __hwpmc_proc_switch(struct task_struct *prev)
 {
 	struct hwpmc_process *pp;
 
-	if (!atomic_read(&hwpmc_ncsw_targets))
-		return;
 	rcu_read_lock();
 	pp = hwpmc_proc_find(prev->signal);
 	if (pp)

@@ -17,6 +17,11 @@
  *                        CPU) or N ms passed, as a vCPU its hypervisor
  *                        descheduled would; read: the CPU held + 1, or 0
  *                        (clockread_test: reads do not wait for it)
+ *  debugfs hwpmc-test/hooks
+ *                        read: BIT(enum hwpmc_hook) of the hooks whose
+ *                        probe the kernel's tracepoints hold now, read
+ *                        from the tracepoints themselves (hooks_test;
+ *                        a seq_file: an open file is read again by pread)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +32,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/timekeeping.h>
 
 #include "hwpmc.h"
@@ -107,6 +113,15 @@ static int hold_cpu_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(hold_cpu_fops, hold_cpu_get, hold_cpu_set,
 			 "%llu\n");
 
+/* A seq_file, unlike a debugfs attribute, can be read again by pread(). */
+static int hooks_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "0x%x\n", hwpmc_hooks_attached());
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(hooks);
+
 int hwpmc_testing_init(void)
 {
 	WARN_ONCE(test_warn, "hwpmc: test_warn=1: deliberate warning for the rig self-test\n");
@@ -115,6 +130,7 @@ int hwpmc_testing_init(void)
 	hwpmc_test_dir = debugfs_create_dir("hwpmc-test", NULL);
 	debugfs_create_file_unsafe("hold_cpu", 0600, hwpmc_test_dir, NULL,
 				   &hold_cpu_fops);
+	debugfs_create_file("hooks", 0400, hwpmc_test_dir, NULL, &hooks_fops);
 	return 0;
 }
 

@@ -54,7 +54,7 @@ static const char *const soft_event_names[PMC_SOFT_NEVENTS] = {
 	[PMC_SOFT_SYSCALL_ENTER]	= "SYSCALL.ENTER",
 };
 
-/* The hook each event needs beyond the always-on scheduler hooks. */
+/* The hook each event needs beyond the scheduler hooks every PMC holds. */
 static const int soft_event_hook[PMC_SOFT_NEVENTS] = {
 	[PMC_SOFT_CLOCK_HARD]		= -1,
 	[PMC_SOFT_CLOCK_PROF]		= -1,
@@ -181,8 +181,10 @@ static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
  * soft_prof_fold_at()); sampling PMCs take their samples.  The
  * process hash is only looked at while a process-scope PMC of @event
  * exists, the CPU's slots only while one of its system-scope PMCs counts
- * @event.  Called from tracepoints and timers (any context but NMI); no
- * locks.
+ * @event.  Called from tracepoints, timers and IRQs-off sections (any
+ * context but NMI), never preemptible: that is the RCU read side the
+ * lists and slots are read under, with no rcu_read_lock() call on the
+ * switch path.  No locks.
  */
 static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 			      u64 ns, struct pt_regs *regs, bool can_sample)
@@ -192,7 +194,7 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 	struct hwpmc_target *pt;
 	unsigned int i;
 
-	rcu_read_lock();
+	lockdep_assert_preemption_disabled();
 	pp = atomic_read(&soft_nproc[event]) ? hwpmc_proc_find(task->signal)
 					       : NULL;
 	if (pp) {
@@ -210,7 +212,7 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 	else
 		i = 0;
 	for (; i < SOFT_NROWS; i++) {
-		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
+		struct hwpmc_pmc *pm = rcu_dereference_sched(sc->sys[i]);
 
 		if (!pm || !soft_is(pm, event))
 			continue;
@@ -219,7 +221,6 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 		if (ns && hwpmc_is_sampling(pm))
 			soft_sample(pm, task, ns, regs, can_sample);
 	}
-	rcu_read_unlock();
 }
 
 /* @n events, counted and sampled. */
@@ -677,6 +678,21 @@ static enum hrtimer_restart soft_tick_fn(struct hrtimer *t)
 }
 
 /*
+ * IPI (and the timer): no SOFT PMC is left, this CPU's CLOCK.PROF task is
+ * forgotten.  IRQs off, on the CPU itself.
+ */
+static void soft_prof_forget_ipi(void *unused)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	if (!sc->prof_task || atomic_read(&soft_npmcs))
+		return;
+	raw_write_seqcount_begin(&sc->prof_seq);
+	WRITE_ONCE(sc->prof_task, NULL);
+	raw_write_seqcount_end(&sc->prof_seq);
+}
+
+/*
  * CLOCK.PROF sampling: this CPU's pinned timer, armed while a sampled
  * target runs here to fire when the first of its samplers' periods ends
  * (hard interrupt).  It credits the CPU time up to now, so the samples
@@ -689,6 +705,12 @@ static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	u64 ns;
 
+	/* Left over from the last SOFT PMC: nothing to follow any more. */
+	if (!atomic_read(&soft_npmcs)) {
+		soft_prof_forget_ipi(NULL);
+		sc->prof_on = false;
+		return HRTIMER_NORESTART;
+	}
 	soft_prof_fold(sc, current, false, get_irq_regs());
 	ns = soft_prof_next(sc, current);
 	if (!ns) {
@@ -841,7 +863,13 @@ static void soft_release(struct hwpmc_pmc *pm)
 	}
 	if (soft_event_hook[pm->event] >= 0)
 		hwpmc_hook_put(soft_event_hook[pm->event]);
-	atomic_dec(&soft_npmcs);
+	/*
+	 * The last SOFT PMC: every CPU forgets its task now, not at its next
+	 * switch, which the switch hook, detached once no PMC is left, may
+	 * not see (prof_task is current or NULL, also while nobody looks).
+	 */
+	if (atomic_dec_and_test(&soft_npmcs))
+		on_each_cpu(soft_prof_forget_ipi, NULL, 1);
 }
 
 /*
