@@ -458,10 +458,24 @@ const dwarf_unwinder::frame_rule *dwarf_unwinder::rule(uint32_t dso, uint64_t va
 
 unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack &us) {
     samples++;
+    unwind_result res = walk(pid, t, us, max_depth_);
+    stops[res.stop]++;
+    return res;
+}
+
+bool dwarf_unwinder::leaf_caller(uint32_t pid, uint64_t t, const user_stack &us, uint64_t *ret) {
+    const unwind_result res = walk(pid, t, us, 2);
+    if (res.pcs.size() < 2)
+        return false;
+    *ret = res.pcs[1];
+    return true;
+}
+
+unwind_result dwarf_unwinder::walk(uint32_t pid, uint64_t t, const user_stack &us,
+                                   size_t max_depth) {
     unwind_result res;
     if (!(us.flags & PMCLOG_US_F_REGS)) {
         res.stop = unwind_stop::no_regs;
-        stops[res.stop]++;
         return res;
     }
     reg_state cur;
@@ -471,7 +485,7 @@ unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack 
     res.pcs.push_back(cur.v[reg_ip]);
     bool exact = true; // the PC is where the code was, not a return address
     for (;;) {
-        if (res.pcs.size() >= max_depth_) {
+        if (res.pcs.size() >= max_depth) {
             res.stop = unwind_stop::depth;
             break;
         }
@@ -548,7 +562,6 @@ unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack 
         exact = r->signal;
         cur = next;
     }
-    stops[res.stop]++;
     return res;
 }
 
