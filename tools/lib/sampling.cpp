@@ -2,13 +2,16 @@
 #include "sampling.hpp"
 
 #include "common.hpp"
+#include "leaf_stack.hpp"
 #include "lists.hpp"
 #include "numbers.hpp"
 
 #include <hwpmc/pmc.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace hwpmc_tools {
 
@@ -49,6 +52,12 @@ bool parse_call_graph(const char *arg, sampling_options *o, std::string *why) {
             return false;
         }
         size = (size + 7) & ~uint64_t{7};
+        if (size <= leaf_stack_size) {
+            *why = "--call-graph dwarf,SIZE: more than " + std::to_string(leaf_stack_size) +
+                   " bytes, not " + n + " (-g copies " + std::to_string(leaf_stack_size) +
+                   " to find a leaf function's caller)";
+            return false;
+        }
         if (size > max_ustack_size) {
             *why = "--call-graph dwarf,SIZE: at most " + std::to_string(max_ustack_size) +
                    " bytes, not " + n;
@@ -198,7 +207,36 @@ bool samplers::allocate(hwpmc::device &dev, const sampling_options &o) {
             clock_prof0_ = ev.is_clock_prof();
         reqs_.push_back(r);
         pmc_group::failure f;
-        if (!set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {
+        bool ok = false;
+        if (o.callchain && !o.ustack_size && o.leaf_stack && !leaf_note_) {
+            // -g: the leaf's caller needs the top of the user stack
+            // (lib/leaf_stack.hpp).  An older module (EINVAL: no such
+            // flag), max_user_stack=0 (EOPNOTSUPP) or a memory cgroup
+            // without room for the stack areas (ENOMEM): without it.
+            pmc_group::request leaf = r;
+            leaf.flags |= PMC_F_USERSTACK;
+            leaf.ustack_size = leaf_stack_size;
+            ok = set_.allocate(dev, reqs_.size() - 1, leaf, o.cpus, &f);
+            if (!ok && (f.spec || (f.err != EINVAL && f.err != EOPNOTSUPP && f.err != ENOMEM))) {
+                set_.explain_allocation(leaf, f);
+                return false;
+            }
+            if (!ok) {
+                const int leaf_err = f.err;
+                if (!set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {
+                    set_.explain_allocation(r, f);
+                    return false;
+                }
+                ok = true;
+                leaf_note_ = true;
+                std::fprintf(stderr,
+                             "%s: note: the module gives no user stack copy (%s): frame-pointer "
+                             "callchains are recorded without it, and a sample in a function "
+                             "without a frame (a leaf) may miss its caller\n",
+                             prog_, std::strerror(leaf_err));
+            }
+        }
+        if (!ok && !set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {
             set_.explain_allocation(r, f);
             return false;
         }

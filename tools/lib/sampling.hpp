@@ -33,6 +33,10 @@ struct sampling_options {
     uint64_t period = 0;      // -c PERIOD (0: not given)
     bool callchain = false;   // -g, --call-graph fp|dwarf
     uint32_t ustack_size = 0; // --call-graph dwarf[,SIZE]: bytes of user stack (0: fp)
+    // Frame-pointer callchains also ask for a leaf_stack_size USERSTACK
+    // (lib/leaf_stack.hpp: the leaf's caller), if the module gives one
+    // (hwpmc-record; hwpmc-top does not read them).
+    bool leaf_stack = false;
     bool system_wide = false; // -a
     std::vector<int> cpus;    // -C (with -a)
     std::vector<pid_t> pids;  // -p
@@ -56,7 +60,8 @@ constexpr uint32_t max_ustack_size = 65536;
 
 // perf's --call-graph MODE: "fp" (frame pointers, as -g) or "dwarf" with
 // an optional ",SIZE" (bytes of user stack per sample, rounded up to a
-// multiple of 8, at most max_ustack_size; default default_ustack_size).
+// multiple of 8, more than leaf_stack_size (-g's), at most
+// max_ustack_size; default default_ustack_size).
 // False with *why for anything else.
 bool parse_call_graph(const char *arg, sampling_options *o, std::string *why);
 // The tool's long options: the shared ones, then `more`.
@@ -113,6 +118,7 @@ private:
     const char *prog_;
     pmc_group set_;
     std::vector<pmc_group::request> reqs_;
+    bool leaf_note_ = false; // said that the module gives no leaf aid
     bool clock_prof0_ = false;
 };
 

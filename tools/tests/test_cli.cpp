@@ -195,8 +195,10 @@ TEST(SamplingOptions, CallGraphTableDriven) {
         {"fp", true, 0, nullptr},
         {"dwarf", true, 8192, nullptr},
         {"dwarf,4096", true, 4096, nullptr},
-        {"dwarf,8", true, 8, nullptr},
-        {"dwarf,13", true, 16, nullptr}, // rounded up to 8, as perf
+        {"dwarf,72", true, 72, nullptr},
+        {"dwarf,65", true, 72, nullptr},              // rounded up to 8, as perf
+        {"dwarf,64", false, 0, "more than 64 bytes"}, // -g's leaf copy
+        {"dwarf,8", false, 0, "more than 64 bytes"},
         {"dwarf,65536", true, 65536, nullptr},
         {"dwarf,65537", false, 0, "at most 65536"},
         {"dwarf,0", false, 0, "a size in bytes"},
