@@ -10,8 +10,10 @@
 # 65534.  The module loaded with max_user_stack=0 (no stack copy, as a
 # module before it): hwpmc-record says so once and records the callchains
 # alone, where leaf_mid is in almost none of leaf_hot's samples (the old
-# behaviour).  The figures (log bytes per sample with and without the
-# copy, report time) are printed as comments.
+# behaviour).  With the smallest rings and buffers, samples are dropped
+# and counted whole (taken = logged + dropped + throttled).  The figures
+# (log bytes per sample with and without the copy, report time) are
+# printed as comments.
 # HWPMC_TOOLS=DIR runs the tools of another build.
 . "$(dirname "$0")/lib.sh"
 
@@ -162,4 +164,38 @@ ok "max_user_stack=0: the walk alone misses leaf_mid in >= 95% of leaf_hot's sam
 	le5 "$1" "$2"
 size=$(stat -c %s "$D/g.data")
 log "-g log without the leaf copy: $size bytes, $ncc samples, $((size / (ncc > 0 ? ncc : 1))) bytes per sample; report --folded $(((s1 - s0) / 1000000)) ms"
+
+# --- drops: a sample's two records are logged or dropped together -----------
+# The smallest rings and buffers that hold -g's two records (4 KB: a
+# callchain of callchaindepth 128 and the 240-byte USERSTACK), four busy
+# processes at 20 kHz: samples are dropped, and taken = logged + dropped +
+# throttled in the driver's statistics (-v), with a USERSTACK for every
+# logged CALLCHAIN.
+: >"$T/nostack"
+if ! swap_module "$RELEASE_KO" nsamples=1 nbuffers=1 logbuffersize=4; then
+	ok "the module loads with nsamples=1 nbuffers=1 logbuffersize=4" false
+	finish
+fi
+"$RECORD" -g -v -F 20000 -o "$D/drop.data" -- sh -c \
+	"for i in 1 2 3 4; do '$PROG' 0.5 & done; wait" >"$D/drop.out" 2>&1
+rc=$?
+restore_module
+show "$D/drop.out" 8
+ok "drops: record -g exits 0, with the stack copy" \
+	test "$rc" -eq 0 -a "$(grep -c 'no user stack copy' "$D/drop.out")" -eq 0
+n=$(sed -n 's/^hwpmc-record: \([0-9,]*\) samples of.*/\1/p' "$D/drop.out" | tr -d ,)
+d=$(sed -n 's/^hwpmc-record: [0-9,]* samples of.*, \([0-9,]*\) dropped\(, [0-9,]* throttled\)\{0,1\}$/\1/p' \
+	"$D/drop.out" | tr -d ,)
+t=$(sed -n 's/^hwpmc-record: [0-9,]* samples of.*, \([0-9,]*\) throttled$/\1/p' "$D/drop.out" | tr -d ,)
+t=${t:-0}
+dt=$(sed -n 's/.*(all users): \([0-9,]*\) samples taken, .*/\1/p' "$D/drop.out" | tr -d ,)
+log "drops: logged ${n:-?}, dropped ${d:-?}, throttled $t, taken ${dt:-?}"
+ok "drops: some samples were dropped (${d:-?})" test "${d:-0}" -gt 0
+ok "drops: taken ${dt:-?} = logged ${n:-?} + dropped ${d:-?} + throttled $t" \
+	test "${dt:-x}" = "$((${n:-0} + ${d:-0} + t))"
+"$REPORT" -i "$D/drop.data" --dump >"$D/drop.dump" 2>&1
+ncc=$(grep -c ' CALLCHAIN ' "$D/drop.dump")
+nus=$(grep -c ' USERSTACK .*size=64 ' "$D/drop.dump")
+ok "drops: a USERSTACK for each of the $ncc logged CALLCHAIN records ($nus)" \
+	test "$ncc" -gt 0 -a "$nus" -eq "$ncc" -a "$ncc" = "${n:-x}"
 finish
