@@ -8,7 +8,8 @@
 # The full path is in >= 95% of the samples in dwarf_leaf, in the folded
 # stacks, the call graph and the flat profile's children; as root and as
 # uid 65534; in --script and --pprof (the unwound chain, not the logged
-# one); and perf record --call-graph dwarf of the same program in the
+# one); under -g the leaf's caller (dwarf_b) in >= 95% of them (its
+# 64-byte stack copy: leaf_test.sh); and perf record --call-graph dwarf of the same program in the
 # same guest finds the same top path.  The figures (log bytes per sample,
 # drops, report time against a frame-pointer log) are printed as comments.
 # HWPMC_TOOLS=DIR runs the tools of another build.
@@ -172,6 +173,12 @@ for who in "${users[@]}"; do
 	sfp=$(stat -c %s "$D/fp.data")
 	set -- $(leaf_share "$D/fp-folded.out")
 	log "$tag: fp log: $sfp bytes, $nfp samples, $((sfp / (nfp > 0 ? nfp : 1))) bytes per sample; full path in $1 of $2 (frame pointers cannot follow it)"
+	# ... but -g's stack copy gives the frameless leaf its caller.
+	set -- $(awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+		if (s ~ /;dwarf_leaf$/) { t += n; if (s ~ /;dwarf_b;dwarf_leaf$/) f += n } }
+		END { print f + 0, t + 0 }' "$D/fp-folded.out")
+	ok "$tag: record -g: the leaf's caller dwarf_b in >= 95% of dwarf_leaf's samples ($1 of $2)" \
+		ge95 "$1" "$2"
 	log "$tag: report --folded: dwarf $(((s1 - s0) / 1000000)) ms for $nsamp samples, fp $(((f1 - f0) / 1000000)) ms for $nfp samples"
 done
 
