@@ -69,6 +69,25 @@ bool parse_call_graph(const char *arg, sampling_options *o, std::string *why) {
     return true;
 }
 
+bool allocate_leaf_stack(const pmc_group::request &r, const allocate_fn &alloc,
+                         pmc_group::failure *f, pmc_group::request *failed, int *no_copy) {
+    *no_copy = 0;
+    pmc_group::request leaf = r;
+    leaf.flags |= PMC_F_USERSTACK;
+    leaf.ustack_size = leaf_stack_size;
+    if (alloc(leaf, f))
+        return true;
+    *failed = leaf;
+    if (f->spec || (f->err != EINVAL && f->err != EOPNOTSUPP && f->err != ENOMEM))
+        return false;
+    const int err = f->err;
+    *failed = r;
+    if (!alloc(r, f))
+        return false;
+    *no_copy = err;
+    return true;
+}
+
 bool period_of(const hwpmc::event_info &ev, const sampling_options &o, uint64_t *period,
                std::string *why) {
     if (o.period) {
@@ -209,31 +228,24 @@ bool samplers::allocate(hwpmc::device &dev, const sampling_options &o) {
         pmc_group::failure f;
         bool ok = false;
         if (o.callchain && !o.ustack_size && o.leaf_stack && !leaf_note_) {
-            // -g: the leaf's caller needs the top of the user stack
-            // (lib/leaf_stack.hpp).  An older module (EINVAL: no such
-            // flag), max_user_stack=0 (EOPNOTSUPP) or a memory cgroup
-            // without room for the stack areas (ENOMEM): without it.
-            pmc_group::request leaf = r;
-            leaf.flags |= PMC_F_USERSTACK;
-            leaf.ustack_size = leaf_stack_size;
-            ok = set_.allocate(dev, reqs_.size() - 1, leaf, o.cpus, &f);
-            if (!ok && (f.spec || (f.err != EINVAL && f.err != EOPNOTSUPP && f.err != ENOMEM))) {
-                set_.explain_allocation(leaf, f);
+            pmc_group::request failed;
+            int no_copy = 0;
+            const size_t req = reqs_.size() - 1;
+            auto alloc = [&](const pmc_group::request &x, pmc_group::failure *xf) {
+                return set_.allocate(dev, req, x, o.cpus, xf);
+            };
+            if (!allocate_leaf_stack(r, alloc, &f, &failed, &no_copy)) {
+                set_.explain_allocation(failed, f);
                 return false;
             }
-            if (!ok) {
-                const int leaf_err = f.err;
-                if (!set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {
-                    set_.explain_allocation(r, f);
-                    return false;
-                }
-                ok = true;
+            ok = true;
+            if (no_copy) {
                 leaf_note_ = true;
                 std::fprintf(stderr,
                              "%s: note: the module gives no user stack copy (%s): frame-pointer "
                              "callchains are recorded without it, and a sample in a function "
                              "without a frame (a leaf) may miss its caller\n",
-                             prog_, std::strerror(leaf_err));
+                             prog_, std::strerror(no_copy));
             }
         }
         if (!ok && !set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -86,6 +87,17 @@ bool sampling_option(const char *prog, int opt, const char *arg, sampling_option
 // CLOCK.PROF, and --system-event only next to process-scope -e events
 // (else usage errors).
 void finish_sampling_options(const char *prog, sampling_options *o);
+
+// hwpmc-record -g: allocate `r` with -g's stack copy (lib/leaf_stack.hpp:
+// PMC_F_USERSTACK, leaf_stack_size bytes) through `alloc`, or, when the
+// module gives no copy (EINVAL: a module before 1.5; EOPNOTSUPP: its
+// max_user_stack is 0; ENOMEM: no room for the copy areas in the memory
+// cgroup), `r` as it is, *no_copy then being that errno (else 0).  False
+// when the allocation fails otherwise, with *f, and *failed the request
+// that failed.
+using allocate_fn = std::function<bool(const pmc_group::request &, pmc_group::failure *)>;
+bool allocate_leaf_stack(const pmc_group::request &r, const allocate_fn &alloc,
+                         pmc_group::failure *f, pmc_group::request *failed, int *no_copy);
 
 // The sampling period of `spec`: -c; for CLOCK.PROF 10^9/HZ ns (-F, or
 // the default rate); 1 for other SOFT events, 1,000,000 for hardware ones.
