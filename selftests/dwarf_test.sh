@@ -7,7 +7,9 @@
 # main -> dwarf_a -> dwarf_b (libhwpmc-record-dwarflib.so) -> dwarf_leaf).
 # The full path is in >= 95% of the samples in dwarf_leaf, in the folded
 # stacks, the call graph and the flat profile's children; as root and as
-# uid 65534; and perf record --call-graph dwarf of the same program in the
+# uid 65534; in --script and --pprof (the unwound chain, not the logged
+# one); under -g the leaf's caller (dwarf_b) in >= 95% of them (its
+# 64-byte stack copy: leaf_test.sh); and perf record --call-graph dwarf of the same program in the
 # same guest finds the same top path.  The figures (log bytes per sample,
 # drops, report time against a frame-pointer log) are printed as comments.
 # HWPMC_TOOLS=DIR runs the tools of another build.
@@ -45,6 +47,44 @@ leaf_share() {
 }
 # At least 95% (and at least 10 samples).
 ge95() { [ "$2" -ge 10 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ]; }
+
+# Of --script's samples, those whose innermost frame is dwarf_leaf and
+# those of them whose next three are dwarf_b, dwarf_a, main: "FULL TOTAL".
+script_share() {
+	awk 'function flush() { if (n >= 1 && f[1] == "dwarf_leaf") { t++
+			if (n >= 4 && f[2] == "dwarf_b" && f[3] == "dwarf_a" && f[4] == "main") g++ }
+			n = 0 }
+		/^$/ { flush(); next }
+		/^\t/ { s = $2; sub(/\+0x[0-9a-f]+$/, "", s); f[++n] = s; next }
+		{ flush() }
+		END { flush(); print g + 0, t + 0 }' "$1"
+}
+
+# --pprof: go tool pprof -traces of the profile, its stacks whose leaf is
+# dwarf_leaf through dwarf_b, dwarf_a and main (>= 95%).
+pprof_check() {
+	local d=$1
+	"$REPORT" -i "$d/dwarf.data" --user --pprof "$d/dwarf.pb.gz" >/dev/null 2>&1
+	ok "report --pprof of the dwarf log" test -s "$d/dwarf.pb.gz"
+	local go
+	go=$(command -v go)
+	if [ -z "$go" ]; then
+		skip "go tool pprof: the unwound path" "no go (golang-go: scripts/deps)"
+		return
+	fi
+	HOME=$d GOCACHE=$d/gocache GOPATH=$d/go GOFLAGS=-mod=mod \
+		"$go" tool pprof -traces "$d/dwarf.pb.gz" >"$d/traces.out" 2>/dev/null
+	# -traces: per stack a count, then its frames innermost first.
+	set -- $(awk '/^-+\+-+$/ { flush(); next }
+		/^ +[0-9]+ +[^ ]/ && n == 0 && $1 ~ /^[0-9]+$/ { n = $1; k = 1; f[1] = $2; next }
+		n && /^ +[^ :]+$/ { f[++k] = $1; next }
+		function flush() { if (n && f[1] == "dwarf_leaf") { t += n
+				if (k >= 4 && f[2] == "dwarf_b" && f[3] == "dwarf_a" && f[4] == "main") g += n }
+			n = 0; k = 0 }
+		END { flush(); print g + 0, t + 0 }' "$d/traces.out")
+	ok "go tool pprof -traces: $PATH4 in >= 95% of dwarf_leaf's samples ($1 of $2)" \
+		ge95 "$1" "$2"
+}
 
 # run_as USER DIR COMMAND...: in DIR, as root or as uid 65534.
 run_as() {
@@ -110,6 +150,16 @@ for who in "${users[@]}"; do
 	ok "$tag: --children: dwarf_a (${ca:-?} per mille) covers dwarf_leaf's self (${cl:-?})" \
 		test "${ca:-0}" -gt 0 -a $((${ca:-0} * 100)) -ge $((${cl:-1} * 95))
 
+	# The address-by-address outputs show the unwound chain too.
+	run_as "$who" "$D" "$REPORT" -i "$D/dwarf.data" --user --script >"$D/script.out" \
+		2>/dev/null
+	set -- $(script_share "$D/script.out")
+	ok "$tag: report --script: $PATH4 in >= 95% of dwarf_leaf's samples ($1 of $2)" \
+		ge95 "$1" "$2"
+	if [ "$who" = root ]; then
+		pprof_check "$D"
+	fi
+
 	# Figures: log bytes per sample, drops, report time (against -g).
 	nsamp=$("$REPORT" -i "$D/dwarf.data" --dump 2>/dev/null | grep -c ' CALLCHAIN ')
 	size=$(stat -c %s "$D/dwarf.data")
@@ -123,6 +173,12 @@ for who in "${users[@]}"; do
 	sfp=$(stat -c %s "$D/fp.data")
 	set -- $(leaf_share "$D/fp-folded.out")
 	log "$tag: fp log: $sfp bytes, $nfp samples, $((sfp / (nfp > 0 ? nfp : 1))) bytes per sample; full path in $1 of $2 (frame pointers cannot follow it)"
+	# ... but -g's stack copy gives the frameless leaf its caller.
+	set -- $(awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+		if (s ~ /;dwarf_leaf$/) { t += n; if (s ~ /;dwarf_b;dwarf_leaf$/) f += n } }
+		END { print f + 0, t + 0 }' "$D/fp-folded.out")
+	ok "$tag: record -g: the leaf's caller dwarf_b in >= 95% of dwarf_leaf's samples ($1 of $2)" \
+		ge95 "$1" "$2"
 	log "$tag: report --folded: dwarf $(((s1 - s0) / 1000000)) ms for $nsamp samples, fp $(((f1 - f0) / 1000000)) ms for $nfp samples"
 done
 

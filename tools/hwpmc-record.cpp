@@ -70,7 +70,9 @@ void usage(FILE *out) {
         "  -F HZ            samples per second of CPU time, for CLOCK.PROF (default %g)\n"
         "  -c PERIOD        sample every PERIOD events (CLOCK.PROF: nanoseconds of CPU\n"
         "                   time); default for other events: 1 (SOFT), 1,000,000 (hardware)\n"
-        "  -g               record callchains (kernel and user, through frame pointers)\n"
+        "  -g               record callchains (kernel and user, through frame pointers;\n"
+        "                   with the user registers and 64 bytes of user stack, which\n"
+        "                   give a function without a frame (a leaf) its caller)\n"
         "  --call-graph fp  the same\n"
         "  --call-graph dwarf[,SIZE]\n"
         "                   also each sample's user registers and SIZE bytes of its\n"
@@ -450,5 +452,6 @@ int main(int argc, char **argv) {
     if (o.freq > 0 && o.freq > 1e6)
         usage_error(prog, "-F: at most 1000000 Hz");
     finish_sampling_options(prog, &o);
+    o.leaf_stack = true; // -g: the leaf's caller too (lib/leaf_stack.hpp)
     return run(o);
 }

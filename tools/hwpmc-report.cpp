@@ -265,7 +265,10 @@ int run(const options &o) {
         }
         if (!pit->second.wanted)
             return;
-        sample s = res.resolve(r);
+        // The address-by-address outputs keep the chain the frames come
+        // from (unwound, or with the leaf's caller), not the logged one.
+        raw_sample as_resolved{};
+        sample s = res.resolve(r, keep ? &as_resolved : nullptr);
         if (!o.comms.empty() && !o.comms.count(res.comm_name(s.comm)))
             return;
         if (s.frames.empty())
@@ -277,7 +280,7 @@ int run(const options &o) {
             pit->second.p = &by_event.try_emplace(ev, res, o.keys).first->second;
         }
         if (keep) {
-            kept.push_back(r);
+            kept.push_back(std::move(as_resolved));
             samples.push_back(std::move(s));
         } else if (flame) {
             all.add(s);

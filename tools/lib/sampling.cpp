@@ -2,13 +2,16 @@
 #include "sampling.hpp"
 
 #include "common.hpp"
+#include "leaf_stack.hpp"
 #include "lists.hpp"
 #include "numbers.hpp"
 
 #include <hwpmc/pmc.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace hwpmc_tools {
 
@@ -49,6 +52,12 @@ bool parse_call_graph(const char *arg, sampling_options *o, std::string *why) {
             return false;
         }
         size = (size + 7) & ~uint64_t{7};
+        if (size <= leaf_stack_size) {
+            *why = "--call-graph dwarf,SIZE: more than " + std::to_string(leaf_stack_size) +
+                   " bytes, not " + n + " (-g copies " + std::to_string(leaf_stack_size) +
+                   " to find a leaf function's caller)";
+            return false;
+        }
         if (size > max_ustack_size) {
             *why = "--call-graph dwarf,SIZE: at most " + std::to_string(max_ustack_size) +
                    " bytes, not " + n;
@@ -57,6 +66,25 @@ bool parse_call_graph(const char *arg, sampling_options *o, std::string *why) {
     }
     o->callchain = true;
     o->ustack_size = static_cast<uint32_t>(size);
+    return true;
+}
+
+bool allocate_leaf_stack(const pmc_group::request &r, const allocate_fn &alloc,
+                         pmc_group::failure *f, pmc_group::request *failed, int *no_copy) {
+    *no_copy = 0;
+    pmc_group::request leaf = r;
+    leaf.flags |= PMC_F_USERSTACK;
+    leaf.ustack_size = leaf_stack_size;
+    if (alloc(leaf, f))
+        return true;
+    *failed = leaf;
+    if (f->spec || (f->err != EINVAL && f->err != EOPNOTSUPP && f->err != ENOMEM))
+        return false;
+    const int err = f->err;
+    *failed = r;
+    if (!alloc(r, f))
+        return false;
+    *no_copy = err;
     return true;
 }
 
@@ -198,7 +226,29 @@ bool samplers::allocate(hwpmc::device &dev, const sampling_options &o) {
             clock_prof0_ = ev.is_clock_prof();
         reqs_.push_back(r);
         pmc_group::failure f;
-        if (!set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {
+        bool ok = false;
+        if (o.callchain && !o.ustack_size && o.leaf_stack && !leaf_note_) {
+            pmc_group::request failed;
+            int no_copy = 0;
+            const size_t req = reqs_.size() - 1;
+            auto alloc = [&](const pmc_group::request &x, pmc_group::failure *xf) {
+                return set_.allocate(dev, req, x, o.cpus, xf);
+            };
+            if (!allocate_leaf_stack(r, alloc, &f, &failed, &no_copy)) {
+                set_.explain_allocation(failed, f);
+                return false;
+            }
+            ok = true;
+            if (no_copy) {
+                leaf_note_ = true;
+                std::fprintf(stderr,
+                             "%s: note: the module gives no user stack copy (%s): frame-pointer "
+                             "callchains are recorded without it, and a sample in a function "
+                             "without a frame (a leaf) may miss its caller\n",
+                             prog_, std::strerror(no_copy));
+            }
+        }
+        if (!ok && !set_.allocate(dev, reqs_.size() - 1, r, o.cpus, &f)) {
             set_.explain_allocation(r, f);
             return false;
         }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ struct sampling_options {
     uint64_t period = 0;      // -c PERIOD (0: not given)
     bool callchain = false;   // -g, --call-graph fp|dwarf
     uint32_t ustack_size = 0; // --call-graph dwarf[,SIZE]: bytes of user stack (0: fp)
+    // Frame-pointer callchains also ask for a leaf_stack_size USERSTACK
+    // (lib/leaf_stack.hpp: the leaf's caller), if the module gives one
+    // (hwpmc-record; hwpmc-top does not read them).
+    bool leaf_stack = false;
     bool system_wide = false; // -a
     std::vector<int> cpus;    // -C (with -a)
     std::vector<pid_t> pids;  // -p
@@ -56,7 +61,8 @@ constexpr uint32_t max_ustack_size = 65536;
 
 // perf's --call-graph MODE: "fp" (frame pointers, as -g) or "dwarf" with
 // an optional ",SIZE" (bytes of user stack per sample, rounded up to a
-// multiple of 8, at most max_ustack_size; default default_ustack_size).
+// multiple of 8, more than leaf_stack_size (-g's), at most
+// max_ustack_size; default default_ustack_size).
 // False with *why for anything else.
 bool parse_call_graph(const char *arg, sampling_options *o, std::string *why);
 // The tool's long options: the shared ones, then `more`.
@@ -81,6 +87,17 @@ bool sampling_option(const char *prog, int opt, const char *arg, sampling_option
 // CLOCK.PROF, and --system-event only next to process-scope -e events
 // (else usage errors).
 void finish_sampling_options(const char *prog, sampling_options *o);
+
+// hwpmc-record -g: allocate `r` with -g's stack copy (lib/leaf_stack.hpp:
+// PMC_F_USERSTACK, leaf_stack_size bytes) through `alloc`, or, when the
+// module gives no copy (EINVAL: a module before 1.5; EOPNOTSUPP: its
+// max_user_stack is 0; ENOMEM: no room for the copy areas in the memory
+// cgroup), `r` as it is, *no_copy then being that errno (else 0).  False
+// when the allocation fails otherwise, with *f, and *failed the request
+// that failed.
+using allocate_fn = std::function<bool(const pmc_group::request &, pmc_group::failure *)>;
+bool allocate_leaf_stack(const pmc_group::request &r, const allocate_fn &alloc,
+                         pmc_group::failure *f, pmc_group::request *failed, int *no_copy);
 
 // The sampling period of `spec`: -c; for CLOCK.PROF 10^9/HZ ns (-F, or
 // the default rate); 1 for other SOFT events, 1,000,000 for hardware ones.
@@ -113,6 +130,7 @@ private:
     const char *prog_;
     pmc_group set_;
     std::vector<pmc_group::request> reqs_;
+    bool leaf_note_ = false; // said that the module gives no leaf aid
     bool clock_prof0_ = false;
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "samples.hpp"
 
+#include "lib/leaf_stack.hpp"
+
 #include <hwpmc/pmc.h>
 
 #include <fcntl.h>
@@ -70,6 +72,17 @@ bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
         return false;
     r->us = std::make_shared<const user_stack>(user_stack::from(u));
     return true;
+}
+
+bool leaf_caller_missing(const std::vector<uint64_t> &pcs, size_t user, uint64_t pc,
+                         uint64_t caller) {
+    if (user >= pcs.size() || pcs[user] != pc || caller == 0)
+        return false;
+    return user + 1 == pcs.size() || pcs[user + 1] != caller;
+}
+
+bool is_leaf_stack(const user_stack &us) {
+    return us.size <= leaf_stack_size;
 }
 
 int rereadable(int fd) {
@@ -353,18 +366,42 @@ uint32_t resolver::kernel_frame(uint64_t addr) {
     return id;
 }
 
-sample resolver::resolve(const raw_sample &r) {
+sample resolver::resolve(const raw_sample &r, raw_sample *as_resolved) {
     sample s{r.t, r.pid, r.tid, r.cpu, r.pmcid, comm_id(procs_.comm(r.pid, r.t)), {}};
-    // --call-graph dwarf: the kernel's frames, then the unwound user chain.
     const std::vector<uint64_t> *pcs = &r.pcs;
     std::vector<uint64_t> unwound;
     bool truncated = false;
-    if (r.us && (r.us->flags & PMCLOG_US_F_REGS)) {
+    const size_t user = std::min<size_t>(r.nkernel, r.pcs.size());
+    if (r.us && (r.us->flags & PMCLOG_US_F_REGS) && is_leaf_stack(*r.us)) {
+        // -g: the frame-pointer chain, and the leaf's caller if it missed it.
+        leaf_checked++;
+        uint64_t caller = 0;
+        const uint64_t pc = r.us->regs[PMCLOG_US_REG_RIP];
+        if (unwinder_.leaf_caller(r.pid, r.t, *r.us, &caller) &&
+            leaf_caller_missing(r.pcs, user, pc, caller)) {
+            leaf_inserted++;
+            unwound = r.pcs;
+            unwound.insert(unwound.begin() + static_cast<ptrdiff_t>(user) + 1, caller);
+            pcs = &unwound;
+        }
+    } else if (r.us && (r.us->flags & PMCLOG_US_F_REGS)) {
+        // --call-graph dwarf: the kernel's frames, then the unwound user chain.
         unwind_result u = unwinder_.unwind(r.pid, r.t, *r.us);
-        unwound.assign(r.pcs.begin(), r.pcs.begin() + std::min<size_t>(r.nkernel, r.pcs.size()));
+        unwound.assign(r.pcs.begin(), r.pcs.begin() + static_cast<ptrdiff_t>(user));
         unwound.insert(unwound.end(), u.pcs.begin(), u.pcs.end());
         pcs = &unwound;
         truncated = u.truncated();
+    }
+    if (as_resolved) {
+        as_resolved->t = r.t;
+        as_resolved->pid = r.pid;
+        as_resolved->tid = r.tid;
+        as_resolved->cpu = r.cpu;
+        as_resolved->pmcid = r.pmcid;
+        as_resolved->flags = r.flags;
+        as_resolved->nkernel = r.nkernel;
+        as_resolved->pcs = *pcs;
+        as_resolved->us.reset();
     }
     s.frames.reserve(pcs->size() + 2);
     // In the kernel, its frames hidden: one frame says so, innermost (the

@@ -66,6 +66,18 @@ void sample_of(const pmclog_ev &ev, uint64_t t, raw_sample *r);
 // PMC, none yet); false if not.
 bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r);
 
+// A frame-pointer chain's leaf caller (hwpmc-record -g, lib/leaf_stack.hpp):
+// `pcs` is a sample's chain, its user frames from index `user` (the sampled
+// PC, then the return addresses the walk found), and `caller` the return
+// address one CFI step at the user PC `pc` finds.  True if the walk
+// missed it and it belongs right after the PC: the chain's user PC is `pc`
+// and the frame after it is not `caller` (or there is none).
+bool leaf_caller_missing(const std::vector<uint64_t> &pcs, size_t user, uint64_t pc,
+                         uint64_t caller);
+// A USERSTACK of at most lib/leaf_stack.hpp's size: a frame-pointer
+// sample's leaf aid (hwpmc-record -g), not a stack to unwind whole.
+bool is_leaf_stack(const user_stack &us);
+
 // The samples of the log in `fd`, read again from its start after a
 // log_data has taken all its records (`records` of them: where that first
 // reading stopped, at a truncated or corrupt record), each handed to `fn`
@@ -148,11 +160,17 @@ public:
     // user_only: drop the kernel frames of every sample.
     resolver(const process_table &procs, symbolizer &sym, bool user_only = false);
 
-    // A raw sample as frames.  With a USERSTACK whose registers are valid,
-    // its user frames are those DWARF unwinding finds (a truncated_name
-    // frame outermost when it stops early), its kernel frames those of
-    // the callchain.
-    sample resolve(const raw_sample &r);
+    // A raw sample as frames, innermost first.  The one place where a
+    // sample's chain is chosen: with a USERSTACK whose registers are
+    // valid, its user frames are those DWARF unwinding finds (a
+    // truncated_name frame outermost when it stops early), its kernel
+    // frames those of the callchain; with a frame-pointer sample's leaf
+    // aid (is_leaf_stack), the callchain with the leaf's caller put in
+    // when the walk missed it (leaf_caller_missing); else the callchain.
+    // as_resolved (if not null): `r` with that chain as its pcs and no
+    // USERSTACK, for the outputs that describe addresses (--script,
+    // --pprof, --gprof), so that they count what the others do.
+    sample resolve(const raw_sample &r, raw_sample *as_resolved = nullptr);
 
     const frame_info &frame(uint32_t id) const { return frames_[id]; }
     size_t frame_count() const noexcept { return frames_.size(); }
@@ -171,6 +189,9 @@ public:
     bool kernel_restricted() { return sym_.kernel().restricted(); }
     // The unwinder of the samples with a USERSTACK, and its counts.
     const dwarf_unwinder &unwinder() const noexcept { return unwinder_; }
+    // Frame-pointer samples with a leaf aid, and those whose leaf's
+    // caller was put in.
+    uint64_t leaf_checked = 0, leaf_inserted = 0;
 
 private:
     uint32_t intern(const frame_info &f, const std::string &key);

@@ -143,6 +143,8 @@ struct dwarf_unwinder::dso_cfi {
     elf_file file, debug;
     Dwarf_CFI *eh = nullptr;    // .eh_frame (dwarf_getcfi_elf: ours to end)
     Dwarf_CFI *frame = nullptr; // .debug_frame of the file or its debug file
+    bool frame_read = false;    // looked for (only when .eh_frame has no FDE)
+    std::string path;           // the file opened
     uint64_t entry = 0;         // e_entry (0: none)
     ~dso_cfi() {
         if (eh)
@@ -383,12 +385,7 @@ dwarf_unwinder::dso_cfi *dwarf_unwinder::cfi(uint32_t dso) {
         if (gelf_getehdr(c->file.elf, &eh))
             c->entry = eh.e_entry;
         c->eh = dwarf_getcfi_elf(c->file.elf);
-        c->frame = c->file.debug_frame();
-        if (!c->frame && path != vdso_name) {
-            const std::string dbg = debug_file_of(c->file.elf, path, debug_dir_);
-            if (!dbg.empty() && c->debug.open(dbg))
-                c->frame = c->debug.debug_frame();
-        }
+        c->path = path;
     }
     if (!ok)
         c.reset();
@@ -409,6 +406,18 @@ const dwarf_unwinder::frame_rule *dwarf_unwinder::rule(uint32_t dso, uint64_t va
     Dwarf_Frame *f = nullptr;
     if (c && !(c->eh && dwarf_cfi_addrframe(c->eh, vaddr, &f) == 0)) {
         f = nullptr;
+        // .debug_frame only when .eh_frame has nothing: opening the DWARF
+        // of a file (or of its debug file) may mean decompressing all its
+        // debug sections, which most files never need.
+        if (!c->frame_read) {
+            c->frame_read = true;
+            c->frame = c->file.debug_frame();
+            if (!c->frame && c->path != vdso_name) {
+                const std::string dbg = debug_file_of(c->file.elf, c->path, debug_dir_);
+                if (!dbg.empty() && c->debug.open(dbg))
+                    c->frame = c->debug.debug_frame();
+            }
+        }
         if (c->frame && dwarf_cfi_addrframe(c->frame, vaddr, &f) != 0)
             f = nullptr;
     }
@@ -458,10 +467,24 @@ const dwarf_unwinder::frame_rule *dwarf_unwinder::rule(uint32_t dso, uint64_t va
 
 unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack &us) {
     samples++;
+    unwind_result res = walk(pid, t, us, max_depth_);
+    stops[res.stop]++;
+    return res;
+}
+
+bool dwarf_unwinder::leaf_caller(uint32_t pid, uint64_t t, const user_stack &us, uint64_t *ret) {
+    const unwind_result res = walk(pid, t, us, 2);
+    if (res.pcs.size() < 2)
+        return false;
+    *ret = res.pcs[1];
+    return true;
+}
+
+unwind_result dwarf_unwinder::walk(uint32_t pid, uint64_t t, const user_stack &us,
+                                   size_t max_depth) {
     unwind_result res;
     if (!(us.flags & PMCLOG_US_F_REGS)) {
         res.stop = unwind_stop::no_regs;
-        stops[res.stop]++;
         return res;
     }
     reg_state cur;
@@ -471,7 +494,7 @@ unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack 
     res.pcs.push_back(cur.v[reg_ip]);
     bool exact = true; // the PC is where the code was, not a return address
     for (;;) {
-        if (res.pcs.size() >= max_depth_) {
+        if (res.pcs.size() >= max_depth) {
             res.stop = unwind_stop::depth;
             break;
         }
@@ -548,7 +571,6 @@ unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack 
         exact = r->signal;
         cur = next;
     }
-    stops[res.stop]++;
     return res;
 }
 

@@ -72,6 +72,12 @@ public:
 
     // The user chain of process `pid`'s sample at time `t`.
     unwind_result unwind(uint32_t pid, uint64_t t, const user_stack &us);
+    // One step only: the return address of the function the sample's PC
+    // is in (its caller), from the CFI at the PC and the stack copy; false
+    // if that step cannot be taken (no registers, no mapping or CFI, the
+    // return address beyond the copy, the outermost frame).  Not counted
+    // in `samples` or `stops`.
+    bool leaf_caller(uint32_t pid, uint64_t t, const user_stack &us, uint64_t *ret);
 
     // Counts, for a note under the report.
     uint64_t samples = 0;
@@ -82,6 +88,8 @@ public:
 private:
     struct dso_cfi;
     struct frame_rule;
+    // The unwind, at most max_depth frames, not counted.
+    unwind_result walk(uint32_t pid, uint64_t t, const user_stack &us, size_t max_depth);
     const frame_rule *rule(uint32_t dso, uint64_t vaddr, unwind_stop *why);
     dso_cfi *cfi(uint32_t dso);
 

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -195,8 +197,10 @@ TEST(SamplingOptions, CallGraphTableDriven) {
         {"fp", true, 0, nullptr},
         {"dwarf", true, 8192, nullptr},
         {"dwarf,4096", true, 4096, nullptr},
-        {"dwarf,8", true, 8, nullptr},
-        {"dwarf,13", true, 16, nullptr}, // rounded up to 8, as perf
+        {"dwarf,72", true, 72, nullptr},
+        {"dwarf,65", true, 72, nullptr},              // rounded up to 8, as perf
+        {"dwarf,64", false, 0, "more than 64 bytes"}, // -g's leaf copy
+        {"dwarf,8", false, 0, "more than 64 bytes"},
         {"dwarf,65536", true, 65536, nullptr},
         {"dwarf,65537", false, 0, "at most 65536"},
         {"dwarf,0", false, 0, "a size in bytes"},
@@ -243,6 +247,74 @@ TEST(SamplingOptions, CallGraphTableDriven) {
             EXPECT_EQ(lo.val, opt_call_graph);
         }
     EXPECT_TRUE(found);
+}
+
+// hwpmc-record -g's stack copy: asked for, and done without when the
+// module gives none (EINVAL, EOPNOTSUPP, ENOMEM), not on other errors.
+TEST(SamplingOptions, LeafStackAndItsFallback) {
+    pmc_group::request r;
+    r.spec = "SOFT-CLOCK.PROF";
+    r.flags = PMC_F_CALLCHAIN | PMC_F_DESCENDANTS;
+    struct attempt {
+        uint32_t flags, ustack;
+    };
+    // `errs`: what each allocation in turn fails with (0: succeeds; -1: a
+    // bad specifier).
+    auto run = [&](std::vector<int> errs, std::vector<attempt> *calls, pmc_group::failure *f,
+                   pmc_group::request *failed, int *no_copy) {
+        size_t i = 0;
+        auto alloc = [&](const pmc_group::request &x, pmc_group::failure *xf) {
+            calls->push_back({x.flags, x.ustack_size});
+            const int e = i < errs.size() ? errs[i] : 0;
+            i++;
+            if (!e)
+                return true;
+            *xf = {e < 0 ? EINVAL : e, e < 0, "", -1};
+            return false;
+        };
+        return allocate_leaf_stack(r, alloc, f, failed, no_copy);
+    };
+    const uint32_t with = PMC_F_CALLCHAIN | PMC_F_DESCENDANTS | PMC_F_USERSTACK;
+    const uint32_t without = PMC_F_CALLCHAIN | PMC_F_DESCENDANTS;
+    {
+        std::vector<attempt> calls;
+        pmc_group::failure f;
+        pmc_group::request failed;
+        int no_copy = -1;
+        EXPECT_TRUE(run({0}, &calls, &f, &failed, &no_copy));
+        ASSERT_EQ(calls.size(), 1u);
+        EXPECT_EQ(calls[0].flags, with);
+        EXPECT_EQ(calls[0].ustack, 64u);
+        EXPECT_EQ(no_copy, 0);
+    }
+    for (int err : {EINVAL, EOPNOTSUPP, ENOMEM}) {
+        std::vector<attempt> calls;
+        pmc_group::failure f;
+        pmc_group::request failed;
+        int no_copy = 0;
+        EXPECT_TRUE(run({err, 0}, &calls, &f, &failed, &no_copy)) << err;
+        ASSERT_EQ(calls.size(), 2u) << err;
+        EXPECT_EQ(calls[0].flags, with);
+        EXPECT_EQ(calls[1].flags, without);
+        EXPECT_EQ(calls[1].ustack, 0u);
+        EXPECT_EQ(no_copy, err);
+        // ... and the same error without the copy: that one is the failure.
+        calls.clear();
+        EXPECT_FALSE(run({err, err}, &calls, &f, &failed, &no_copy)) << err;
+        EXPECT_EQ(calls.size(), 2u);
+        EXPECT_EQ(failed.flags, without);
+        EXPECT_EQ(f.err, err);
+    }
+    for (int err : {EPERM, EBUSY, -1}) {
+        std::vector<attempt> calls;
+        pmc_group::failure f;
+        pmc_group::request failed;
+        int no_copy = 0;
+        EXPECT_FALSE(run({err, 0}, &calls, &f, &failed, &no_copy)) << err;
+        EXPECT_EQ(calls.size(), 1u) << err; // not tried again without the copy
+        EXPECT_EQ(failed.flags, with);
+        EXPECT_EQ(f.spec, err < 0);
+    }
 }
 
 TEST(SamplingOptions, DefaultEventAndFreqOnlyForClockProf) {

@@ -6,6 +6,7 @@
 // and on to main through .eh_frame; through .debug_frame of a separate
 // debug file found by build id; and stops visibly (a [truncated] frame)
 // beyond the copy, outside the mappings, without CFI.
+#include "profile/output_export.hpp"
 #include "profile/samples.hpp"
 #include "profile/unwind.hpp"
 #include "tools_test.hpp"
@@ -178,12 +179,52 @@ TEST(Unwind, EhFrameChainToTheOutermostFrame) {
     }
 }
 
+// The outputs that describe addresses (--script, --pprof, --gprof) get
+// the unwound chain from resolve(), not the logged one (the PC alone).
+TEST(Unwind, ScriptShowsTheUnwoundChain) {
+    const std::string lib = fixtures + "/libunwind.so";
+    auto s = snapshot(lib, sizeof(unwind_snapshot::stack));
+    ASSERT_TRUE(s);
+    bytes body = map_ins(10);
+    append(body, sample_rec(20, pid, {s->regs[16]}));
+    append(body, userstack_of(20, *s));
+    log_data data;
+    read_log(log_of(body), &data);
+    ASSERT_EQ(data.samples.size(), 1u);
+    symbolizer sym;
+    resolver res(data.procs, sym);
+    hwpmc_tools::raw_sample as_resolved{};
+    const auto rs = res.resolve(data.samples[0], &as_resolved);
+    EXPECT_FALSE(as_resolved.us);
+    ASSERT_GE(as_resolved.pcs.size(), 4u);
+    EXPECT_EQ(as_resolved.pcs[0], s->regs[16]);
+    hwpmc_tools::debug_info dbg;
+    hwpmc_tools::address_describer d(data.procs, sym, dbg);
+    const std::vector<const hwpmc_tools::raw_sample *> raws{&as_resolved};
+    const std::vector<hwpmc_tools::sample> samples{rs};
+    const std::string out =
+        capture([&](FILE *f) { hwpmc_tools::print_script(f, data, res, d, raws, samples); });
+    const size_t leaf = out.find(" unwind_leaf+0x"), middle = out.find(" unwind_middle+0x"),
+                 outer = out.find(" unwind_outer+0x"), main_fn = out.find(" main+0x");
+    ASSERT_NE(leaf, std::string::npos) << out;
+    ASSERT_NE(middle, std::string::npos) << out;
+    ASSERT_NE(outer, std::string::npos) << out;
+    ASSERT_NE(main_fn, std::string::npos) << out;
+    EXPECT_LT(leaf, middle) << out;
+    EXPECT_LT(middle, outer) << out;
+    EXPECT_LT(outer, main_fn) << out;
+    // The logged chain alone would give the leaf only.
+    EXPECT_EQ(d.describe(data.samples[0]).size(), 1u);
+}
+
 // The copy ends inside the chain: it stops there, marked.
 TEST(Unwind, ShortCopyIsMarkedTruncated) {
     const std::string lib = fixtures + "/libunwind.so";
-    auto s = snapshot(lib, 16);
+    // The smallest copy --call-graph dwarf makes (64 bytes or less is
+    // -g's, for the leaf's caller only: test_leaf).
+    auto s = snapshot(lib, 72);
     ASSERT_TRUE(s);
-    ASSERT_EQ(s->copied, 16u);
+    ASSERT_EQ(s->copied, 72u);
     bytes body = map_ins(10);
     append(body, sample_rec(20, pid, {s->regs[16]}));
     append(body, userstack_of(20, *s));
