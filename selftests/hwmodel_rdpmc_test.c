@@ -221,12 +221,17 @@ TEST_F_TIMEOUT(hw, held_count_folds_modulo_width, 120)
 		EXPECT_EQ(low, mget(self->cpu, "ctr0"));
 	EXPECT_EQ(low, rd(_metadata, self->fd, id));
 
-	/* Switched out after each advance: each folded, none lost. */
+	/*
+	 * Switched out after each advance: each folded, none lost.  (A sleep
+	 * whose timer expires before the thread blocks switches nothing:
+	 * sleep until a switch came.)
+	 */
 	for (i = 0; i < 3; i++) {
-		sw = thread_switches();
 		ADV("%llu", HALF);
-		usleep(1000);
-		EXPECT_LT(sw, thread_switches());
+		sw = thread_switches();
+		do
+			usleep(1000);
+		while (thread_switches() == sw);
 	}
 	EXPECT_EQ(low + 3 * HALF, rd(_metadata, self->fd, id));
 
