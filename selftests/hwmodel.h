@@ -33,7 +33,10 @@
  * The model's counters move only when a test writes "N", "usr N" or
  * "os N" to /sys/kernel/debug/hwpmc-model/advance: every counter enabled
  * on the writing CPU advances by N user-mode (or kernel-mode) events, so
- * the test pins itself and knows exactly what every PMC must read.  A
+ * the test pins itself and knows exactly what every PMC must read.  Each
+ * write is a system call, between which the test may be switched out (and
+ * hwpmc then folds its process PMCs' counters): "N xK" makes K advances
+ * of N in one write with no switch between them.  A
  * counter that wraps with its interrupt enabled raises a real NMI, which
  * hwpmc's PMI handler takes as a sample; /sys/kernel/debug/hwpmc-model/state
  * shows the registers, so the tests also check the layouts (event selects,
@@ -56,6 +59,7 @@
 
 #include <grp.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -119,6 +123,21 @@ static inline int expected_samples(__u64 period, __u64 step, int n)
 		}
 	}
 	return s;
+}
+
+/*
+ * This thread's context switches so far.  A process PMC is unloaded at
+ * each (its counter folded into its count, reloaded when the thread comes
+ * back): a test that needs the counter untouched between two points
+ * compares this before and after.
+ */
+static inline long thread_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 /* --- logs ---------------------------------------------------------------- */

@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include "hwmodel.h"
-#include <sys/resource.h>
 
 /*
  * PMCGETMSR: the RDPMC index of a process PMC attached only to its owner
@@ -108,16 +107,6 @@ TEST_F_TIMEOUT(hw, getmsr_and_rdpmc, 120)
 	EXPECT_EQ(0, hwpmc_child_wait(&ch));
 }
 
-/* This thread's context switches so far. */
-static long thread_switches(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru))
-		return -1;
-	return ru.ru_nvcsw + ru.ru_nivcsw;
-}
-
 /*
  * RDPMC leaks nothing: whenever hwpmc unloads a PMC from a CPU (its
  * process switched out or moved away, the PMC stopped), that counter is
@@ -198,6 +187,63 @@ TEST_F_TIMEOUT(hw, unload_clears_the_counter, 120)
 	EXPECT_EQ(1577, rd(_metadata, self->fd, id));
 	ASSERT_EQ(0, hwpmc_release(self->fd, id));
 	EXPECT_EQ(0, mget(self->cpu, "ctr0"));
+}
+
+/*
+ * A counting PMC whose counter holds its count (PMCGETMSR) raises no PMI:
+ * hwpmc sees its wraps only in the counter itself, when it folds the
+ * counter into the PMC's count, at a read and when the thread is switched
+ * out (<hwpmc/pmc.h>).  Fewer than 2^48 events between two folds count
+ * exactly, however often the counter wraps in all; 2^48 or more between
+ * two folds leave the count short by 2^48.  So three advances of HALF
+ * read 3 * HALF modulo 2^48 when nothing folds between them (one write,
+ * "x3": no switch), and exactly 3 * HALF when the thread is switched out
+ * (a sleep) or reads the PMC between them.
+ */
+TEST_F_TIMEOUT(hw, held_count_folds_modulo_width, 120)
+{
+	const __u64 low = (3 * HALF) & MASK48;
+	/* A load writes all 48 bits (not 32 sign-extended: intel-nofw). */
+	bool fw = variant->max_period == MASK48 >> 1;
+	__u32 id, idx;
+	long sw;
+	int i;
+
+	ASSERT_EQ(0, hwpmc_alloc_cfg(self->fd, variant->gp_class, EV_INSTR, 0,
+				     PMC_MODE_TC, 0, PMC_CPU_ANY, 0, &id));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, id, PMC_PID_SELF));
+	ASSERT_EQ(0, hwpmc_getmsr(self->fd, id, &idx));
+	ASSERT_EQ(0, hwpmc_start(self->fd, id));
+
+	/* No fold between the advances: 2^48 events are lost. */
+	ADV("%llu x3", HALF);
+	if (fw)
+		EXPECT_EQ(low, mget(self->cpu, "ctr0"));
+	EXPECT_EQ(low, rd(_metadata, self->fd, id));
+
+	/*
+	 * Switched out after each advance: each folded, none lost.  (A sleep
+	 * whose timer expires before the thread blocks switches nothing:
+	 * sleep until a switch came.)
+	 */
+	for (i = 0; i < 3; i++) {
+		ADV("%llu", HALF);
+		sw = thread_switches();
+		do
+			usleep(1000);
+		while (thread_switches() == sw);
+	}
+	EXPECT_EQ(low + 3 * HALF, rd(_metadata, self->fd, id));
+
+	/* Read after each advance: the same. */
+	for (i = 0; i < 3; i++) {
+		ADV("%llu", HALF);
+		EXPECT_EQ(low + (4 + i) * HALF, rd(_metadata, self->fd, id));
+	}
+	/* No PMI was taken: the counter held the count all along. */
+	if (fw)
+		EXPECT_EQ((low + 6 * HALF) & MASK48, mget(self->cpu, "ctr0"));
+	ASSERT_EQ(0, hwpmc_release(self->fd, id));
 }
 
 /* What hwpmc reads as perf's /sys/devices/cpu/rdpmc ("real": the file). */

@@ -123,7 +123,7 @@ static void __attribute__((destructor)) model_leave_release_loaded(void)
 		model_restore_release();
 }
 
-/* Advance this CPU's counters: "N", "usr N" or "os N". */
+/* Advance this CPU's counters: "N", "usr N" or "os N", each optionally " xK". */
 static inline int __attribute__((format(printf, 1, 2)))
 model_advance(const char *fmt, ...)
 {

@@ -36,7 +36,12 @@
  *             every counter enabled on the writing CPU for user-mode
  *             ("N", "usr N") or kernel-mode ("os N") events advances by N,
  *             with interrupts disabled on that CPU.  Pin the writer
- *             (taskset) to choose the CPU.  "status 0xBITS" instead sets
+ *             (taskset) to choose the CPU.  A suffix " xK" (1 <= K <= 8)
+ *             makes it K such advances in a row, each with its NMI, with
+ *             preemption disabled between them: the writer is not
+ *             switched out in between, so nothing folds a process PMC's
+ *             counter between them (hwpmc does at a switch-out), which K
+ *             separate writes cannot promise.  "status 0xBITS" instead sets
  *             those global status bits of the writing CPU, as a write to
  *             the STATUS_SET MSR does (no NMI): an overflow that hwpmc did
  *             not see.  "nmi" sends this CPU an NMI that is no PMI (as
@@ -238,12 +243,24 @@ void model_advance_local(u64 n, bool os)
 	local_irq_restore(flags);
 }
 
-/* "N", "usr N" or "os N" with 0 < N < 2^47; 0 or -EINVAL. */
-int model_parse_advance(char *buf, u64 *n, bool *os)
+/*
+ * "N", "usr N" or "os N" with 0 < N < 2^47, optionally followed by " xK"
+ * with 1 <= K <= MODEL_ADVANCE_TIMES (K advances; 1 without it); 0 or
+ * -EINVAL.  @buf is modified.
+ */
+int model_parse_advance(char *buf, u64 *n, bool *os, unsigned int *times)
 {
-	char *p = strim(buf);
+	char *p = strim(buf), *x = strchr(p, 'x');
 
 	*os = false;
+	*times = 1;
+	if (x) {
+		if (x == p || x[-1] != ' ' || kstrtouint(x + 1, 10, times) ||
+		    !*times || *times > MODEL_ADVANCE_TIMES)
+			return -EINVAL;
+		*x = '\0';
+		p = strim(p);
+	}
 	if (!strncmp(p, "os ", 3)) {
 		*os = true;
 		p += 3;
@@ -262,6 +279,7 @@ int model_parse_advance(char *buf, u64 *n, bool *os)
 static ssize_t model_advance_write(struct file *file, const char __user *ubuf,
 				   size_t len, loff_t *ppos)
 {
+	unsigned int times;
 	char buf[32];
 	bool os;
 	u64 n;
@@ -289,9 +307,13 @@ static ssize_t model_advance_write(struct file *file, const char __user *ubuf,
 		model_foreign_nmi_local();
 		return len;
 	}
-	if (model_parse_advance(buf, &n, &os))
+	if (model_parse_advance(buf, &n, &os, &times))
 		return -EINVAL;
-	model_advance_local(n, os);
+	/* " xK": no context switch (no fold) between the advances. */
+	preempt_disable();
+	while (times--)
+		model_advance_local(n, os);
+	preempt_enable();
 	return len;
 }
 

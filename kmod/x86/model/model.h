@@ -21,6 +21,7 @@
 #define MODEL_MASK		GENMASK_ULL(MODEL_WIDTH - 1, 0)
 #define MODEL_MAX_GP		6
 #define MODEL_ADVANCE_MAX	BIT_ULL(47)	/* exclusive: one wrap at most */
+#define MODEL_ADVANCE_TIMES	8		/* "N xK": K at most */
 #define MODEL_NMI_WAIT_US	100000
 
 #define INTEL_NGP		4
@@ -125,7 +126,7 @@ static inline int model_ngp(enum model_kind kind)
 /* engine.c: counting, NMIs, debugfs. */
 DECLARE_PER_CPU(struct model_stats, model_stats);
 void model_advance_local(u64 n, bool os);
-int model_parse_advance(char *buf, u64 *n, bool *os);
+int model_parse_advance(char *buf, u64 *n, bool *os, unsigned int *times);
 
 /* selftest.c: debugfs hwpmc-model/selftest. */
 extern const struct file_operations model_selftest_fops;

@@ -433,7 +433,8 @@ static void st_run(struct st_ctx *c)
 	u64 en = HWPMC_EVSEL_EN | 0xc0, gp = BIT_ULL(ngp - 1);
 	u64 ctrl, n;
 	u32 status = st_status_msr(c->kind), clear = st_clear_msr(c->kind);
-	char in[24];
+	unsigned int times;
+	char in[28];
 	bool os;
 	int i;
 
@@ -583,20 +584,39 @@ static void st_run(struct st_ctx *c)
 
 	/* The advance file's syntax. */
 	strscpy(in, "12\n", sizeof(in));
-	st_eq(c, "parse \"12\"", model_parse_advance(in, &n, &os) ||
-	      n != 12 || os, 0);
+	st_eq(c, "parse \"12\"", model_parse_advance(in, &n, &os, &times) ||
+	      n != 12 || os || times != 1, 0);
 	strscpy(in, "usr 13", sizeof(in));
-	st_eq(c, "parse \"usr 13\"", model_parse_advance(in, &n, &os) ||
+	st_eq(c, "parse \"usr 13\"", model_parse_advance(in, &n, &os, &times) ||
 	      n != 13 || os, 0);
 	strscpy(in, "os 140737488355327\n", sizeof(in));
-	st_eq(c, "parse \"os 2^47-1\"", model_parse_advance(in, &n, &os) ||
+	st_eq(c, "parse \"os 2^47-1\"", model_parse_advance(in, &n, &os, &times) ||
 	      n != MODEL_ADVANCE_MAX - 1 || !os, 0);
 	strscpy(in, "140737488355328", sizeof(in));
-	st_eq(c, "parse \"2^47\"", model_parse_advance(in, &n, &os), -EINVAL);
+	st_eq(c, "parse \"2^47\"", model_parse_advance(in, &n, &os, &times), -EINVAL);
 	strscpy(in, "0", sizeof(in));
-	st_eq(c, "parse \"0\"", model_parse_advance(in, &n, &os), -EINVAL);
+	st_eq(c, "parse \"0\"", model_parse_advance(in, &n, &os, &times), -EINVAL);
+	strscpy(in, "os 7 x3\n", sizeof(in));
+	st_eq(c, "parse \"os 7 x3\"", model_parse_advance(in, &n, &os, &times) ||
+	      n != 7 || !os || times != 3, 0);
+	strscpy(in, "140737488355327 x8", sizeof(in));
+	st_eq(c, "parse \"2^47-1 x8\"",
+	      model_parse_advance(in, &n, &os, &times) ||
+	      n != MODEL_ADVANCE_MAX - 1 || times != MODEL_ADVANCE_TIMES, 0);
+	strscpy(in, "5 x9", sizeof(in));
+	st_eq(c, "parse \"5 x9\"", model_parse_advance(in, &n, &os, &times),
+	      -EINVAL);
+	strscpy(in, "5 x0", sizeof(in));
+	st_eq(c, "parse \"5 x0\"", model_parse_advance(in, &n, &os, &times),
+	      -EINVAL);
+	strscpy(in, "5x2", sizeof(in));
+	st_eq(c, "parse \"5x2\"", model_parse_advance(in, &n, &os, &times),
+	      -EINVAL);
+	strscpy(in, "x2", sizeof(in));
+	st_eq(c, "parse \"x2\"", model_parse_advance(in, &n, &os, &times),
+	      -EINVAL);
 	strscpy(in, "kernel 5", sizeof(in));
-	st_eq(c, "parse \"kernel 5\"", model_parse_advance(in, &n, &os),
+	st_eq(c, "parse \"kernel 5\"", model_parse_advance(in, &n, &os, &times),
 	      -EINVAL);
 }
 
