@@ -785,4 +785,44 @@ static inline int hwpmc_leave_chroot(void)
 }
 
 
+/* The state letter of thread @tid of process @pid ('?' if unknown). */
+static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * Wait (up to @ms) until the thread sleeps uninterruptibly and stays so
+ * for 300 ms (not a passing page fault or lock on its way).  0 if it does.
+ */
+static inline int hwpmc_wait_blocked(pid_t pid, pid_t tid, int ms)
+{
+	__u64 end = hwpmc_clock_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
+	int seen = 0;
+
+	while (seen < 30) {
+		if (hwpmc_clock_ns(CLOCK_MONOTONIC) >= end)
+			return -1;
+		seen = hwpmc_thread_state(pid, tid) == 'D' ? seen + 1 : 0;
+		usleep(10000);
+	}
+	return 0;
+}
+
+
 #endif

@@ -45,42 +45,14 @@ static int writelog(int fd, __u32 data)
 	return hwpmc_ioctl_err(fd, HWPMC_IOC_WRITELOG, &w);
 }
 
-/* The state letter of thread @tid of process @pid ('?' if unknown). */
 static char thread_state(pid_t pid, pid_t tid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
+	return hwpmc_thread_state(pid, tid);
 }
 
-/*
- * Wait (up to GUARD_MS) until the thread sleeps uninterruptibly, and
- * stays so for 300 ms (not a passing page fault or lock on its way).
- */
 static int wait_blocked(pid_t pid, pid_t tid)
 {
-	long long end = now_ms() + GUARD_MS;
-	int seen = 0;
-
-	while (seen < 30) {
-		if (now_ms() >= end)
-			return -1;
-		seen = thread_state(pid, tid) == 'D' ? seen + 1 : 0;
-		usleep(10000);
-	}
-	return 0;
+	return hwpmc_wait_blocked(pid, tid, GUARD_MS);
 }
 
 /*
