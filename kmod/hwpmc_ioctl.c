@@ -257,16 +257,16 @@ union hwpmc_op_args {
 	struct pmc_op_getdyneventinfo dynevents;
 };
 
-/* Every other operation, its argument in a union of them all. */
+/*
+ * Every other operation (@cmd is one of hwpmc_ops[]), its argument in a
+ * union of them all.
+ */
 static noinline long hwpmc_ioctl_any(struct hwpmc_owner *po, unsigned int cmd,
 				     void __user *uarg)
 {
 	unsigned int nr = _IOC_NR(cmd), size = _IOC_SIZE(cmd);
 	union hwpmc_op_args a;
 
-	if (_IOC_TYPE(cmd) != HWPMC_IOC_MAGIC || nr > PMC_OP_MAX ||
-	    hwpmc_ops[nr].cmd != cmd)
-		return -ENOTTY;
 	if (WARN_ON_ONCE(size > sizeof(a))) {
 		hwpmc_stat_inc(syscalls);
 		hwpmc_stat_inc(syscall_errors);
@@ -301,5 +301,9 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 				    uarg, &a, sizeof(a));
 	}
 	}
+	/* Not ours: refused before anything is cleared or counted. */
+	if (_IOC_TYPE(cmd) != HWPMC_IOC_MAGIC || _IOC_NR(cmd) > PMC_OP_MAX ||
+	    hwpmc_ops[_IOC_NR(cmd)].cmd != cmd)
+		return -ENOTTY;
 	return hwpmc_ioctl_any(po, cmd, uarg);
 }
