@@ -9,6 +9,8 @@
  * Variants:
  *   getppid                a null system call (the floor)
  *   null-ioctl             GETMODULEVERSION on /dev/hwpmc
+ *   enotty-ioctl           an ioctl /dev/hwpmc refuses at once (ENOTTY: not
+ *                          its magic): the floor of any ioctl into it
  *   pmcrw:EVENT            the raw PMCRW ioctl on a process-scope counting
  *                          PMC attached to this process (TSC: system scope,
  *                          CPU 0)
@@ -99,6 +101,13 @@ static int do_null_ioctl(void *arg)
 
 	memset(&v, 0, sizeof(v));
 	return ioctl(c->fd, HWPMC_IOC_GETMODULEVERSION, &v) != 0;
+}
+
+static int do_enotty_ioctl(void *arg)
+{
+	struct ioctl_ctx *c = arg;
+
+	return ioctl(c->fd, _IO('x', 0), NULL) != -1 || errno != ENOTTY;
 }
 
 static int do_pmcrw(void *arg)
@@ -197,6 +206,11 @@ static double run_variant(const char *v)
 		struct ioctl_ctx c = { .fd = fd };
 
 		return fd < 0 ? -1 : time_loop(do_null_ioctl, &c);
+	}
+	if (!strcmp(v, "enotty-ioctl")) {
+		struct ioctl_ctx c = { .fd = fd };
+
+		return fd < 0 ? -1 : time_loop(do_enotty_ioctl, &c);
 	}
 	if (!colon)
 		return -1;

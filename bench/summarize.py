@@ -75,6 +75,9 @@ def main():
                          "<= %.2fx" % goal if goal else "",
                          verdict(None if goal is None or r is None else r <= goal)])
         row("null ioctl (GETMODULEVERSION)", g("read", "null-ioctl"), "getppid()", pp, 1.6)
+        if g("read", "enotty-ioctl") is not None:
+            # The floor of any ioctl into the module: VFS and the syscall.
+            row("ioctl floor (ENOTTY at once)", g("read", "enotty-ioctl"), "getppid()", pp)
         for ev in ("SCHED.SWITCH", "CLOCK.PROF", "PAGE_FAULT.ALL", "TSC"):
             row("raw PMCRW, " + ev, g("read", "pmcrw:" + ev),
                 "perf read() task-clock", perf_tc, 0.6)

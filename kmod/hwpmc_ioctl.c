@@ -15,7 +15,7 @@ static int hwpmc_op_getmoduleversion(struct hwpmc_owner *po,
 {
 	u32 theirs = a->pm_version;
 
-	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
+	if (a->pm_reserved)		/* a __u32: no memchr_inv() call */
 		return -EINVAL;
 	a->pm_version = HWPMC_VERSION;
 	if (theirs && HWPMC_VERSION_TO_MAJOR(theirs) != HWPMC_VERSION_MAJOR)
@@ -174,9 +174,13 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	HWPMC_OP(GETCAPS, hwpmc_op_getcaps, OWNER),
 };
 
-/* Run @op's handler with the locks it needs. */
-static int hwpmc_op_call(const struct hwpmc_op_desc *op,
-			 struct hwpmc_owner *po, void *a)
+/*
+ * Run @op's handler with the locks it needs.  Inlined into each caller:
+ * where @op is a constant, its lock and its handler are too (a direct
+ * call, no indirect branch).
+ */
+static __always_inline int hwpmc_op_call(const struct hwpmc_op_desc *op,
+					 struct hwpmc_owner *po, void *a)
 {
 	int err;
 
@@ -195,6 +199,42 @@ static int hwpmc_op_call(const struct hwpmc_op_desc *op,
 		err = op->fn(po, a);
 	}
 	mutex_unlock(&po->lock);
+	return err;
+}
+
+/*
+ * One operation: its argument (@size bytes at @a) copied in, the handler,
+ * the result copied out on success and on the errors that carry one.
+ * Inlined with a constant @size for the hot operations (below): the copies
+ * then need no run-time object size check (hardened usercopy checks a
+ * constant size at build time) and nothing larger than the argument is
+ * cleared.
+ */
+static __always_inline long hwpmc_op_run(const struct hwpmc_op_desc *op,
+					 struct hwpmc_owner *po,
+					 void __user *uarg, void *a,
+					 unsigned int size)
+{
+	unsigned int cmd = op->cmd;
+	int err;
+
+	hwpmc_stat_inc(syscalls);
+	/* An _IOR argument starts zeroed; an _IOW one is all copied in. */
+	if (!(_IOC_DIR(cmd) & _IOC_WRITE)) {
+		memset(a, 0, size);
+	} else if (copy_from_user(a, uarg, size)) {
+		err = -EFAULT;
+		goto out;
+	}
+	err = hwpmc_op_call(op, po, a);
+	/* Copy out on success, and on errors that carry a result. */
+	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	    (!err || err == -EPROTO || err == -E2BIG) &&
+	    copy_to_user(uarg, a, size))
+		err = -EFAULT;
+out:
+	if (err)
+		hwpmc_stat_inc(syscall_errors);
 	return err;
 }
 
@@ -217,37 +257,53 @@ union hwpmc_op_args {
 	struct pmc_op_getdyneventinfo dynevents;
 };
 
+/*
+ * Every other operation (@cmd is one of hwpmc_ops[]), its argument in a
+ * union of them all.
+ */
+static noinline long hwpmc_ioctl_any(struct hwpmc_owner *po, unsigned int cmd,
+				     void __user *uarg)
+{
+	unsigned int nr = _IOC_NR(cmd), size = _IOC_SIZE(cmd);
+	union hwpmc_op_args a;
+
+	if (WARN_ON_ONCE(size > sizeof(a))) {
+		hwpmc_stat_inc(syscalls);
+		hwpmc_stat_inc(syscall_errors);
+		return -EINVAL;
+	}
+	return hwpmc_op_run(&hwpmc_ops[nr], po, uarg, &a, size);
+}
+
+/*
+ * The reads (PMCRW, and GETMODULEVERSION, the null operation) take the
+ * short way: an argument of their own type and size on the stack (the
+ * union above is over 500 bytes, cleared at every call by the kernel's
+ * stack initialization), constant-size copies, a direct call to the
+ * handler.  Same checks, same errors as every other operation.
+ */
 long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct hwpmc_owner *po = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	const struct hwpmc_op_desc *op;
-	unsigned int nr = _IOC_NR(cmd), size = _IOC_SIZE(cmd);
-	union hwpmc_op_args a;
-	int err;
 
-	if (_IOC_TYPE(cmd) != HWPMC_IOC_MAGIC || nr > PMC_OP_MAX ||
-	    hwpmc_ops[nr].cmd != cmd)
+	switch (cmd) {
+	case HWPMC_IOC_PMCRW: {
+		struct pmc_op_pmcrw a;
+
+		return hwpmc_op_run(&hwpmc_ops[PMC_OP_PMCRW], po, uarg, &a,
+				    sizeof(a));
+	}
+	case HWPMC_IOC_GETMODULEVERSION: {
+		struct pmc_op_getmoduleversion a;
+
+		return hwpmc_op_run(&hwpmc_ops[PMC_OP_GETMODULEVERSION], po,
+				    uarg, &a, sizeof(a));
+	}
+	}
+	/* Not ours: refused before anything is cleared or counted. */
+	if (_IOC_TYPE(cmd) != HWPMC_IOC_MAGIC || _IOC_NR(cmd) > PMC_OP_MAX ||
+	    hwpmc_ops[_IOC_NR(cmd)].cmd != cmd)
 		return -ENOTTY;
-	op = &hwpmc_ops[nr];
-	hwpmc_stat_inc(syscalls);
-	if (WARN_ON_ONCE(size > sizeof(a))) {
-		err = -EINVAL;
-		goto out;
-	}
-	memset(&a, 0, sizeof(a));
-	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&a, uarg, size)) {
-		err = -EFAULT;
-		goto out;
-	}
-	err = hwpmc_op_call(op, po, &a);
-	/* Copy out on success, and on errors that carry a result. */
-	if ((_IOC_DIR(cmd) & _IOC_READ) &&
-	    (!err || err == -EPROTO || err == -E2BIG) &&
-	    copy_to_user(uarg, &a, size))
-		err = -EFAULT;
-out:
-	if (err)
-		hwpmc_stat_inc(syscall_errors);
-	return err;
+	return hwpmc_ioctl_any(po, cmd, uarg);
 }

@@ -43,6 +43,27 @@ int with_fd_then(pmc_id_t pmc, F op, G then) {
     return rc;
 }
 
+// pmc_read() once some PMC of the session has RDPMC: RDPMC if it is this
+// PMC's and usable, else the ioctl, which then gives RDPMC its base.  A
+// grant after the caller's check makes this an ioctl read that sets no
+// base, as if it had come before the grant.
+[[gnu::noinline]] int read_granted(int fd, pmc_id_t pmc, pmc_value_t *value) {
+    {
+        std::lock_guard lock(capi().classes_lock);
+        const auto it = capi().rdpmc.find(pmc);
+        if (it != capi().rdpmc.end() && it->second.usable()) {
+            *value = it->second.extend(rdpmc_reader()(it->second.index));
+            return 0;
+        }
+    }
+    pmc_value_t v = 0;
+    if (op_rw(fd, pmc, PMC_F_OLDVALUE, &v) < 0)
+        return -1;
+    with_rdpmc(pmc, [&](rdpmc_state &r) { r.read_by_ioctl(v); });
+    *value = v;
+    return 0;
+}
+
 } // namespace
 
 extern "C" {
@@ -74,27 +95,25 @@ int pmc_stop(pmc_id_t pmc) {
 }
 
 // RDPMC where pmc_get_msr() granted it and it gives the count (see
-// <hwpmc/pmc.h>), the PMCRW ioctl otherwise.
+// <hwpmc/pmc.h>), the PMCRW ioctl otherwise.  The common case, no PMC of
+// the session ever granted RDPMC, is the ioctl alone: no lock, no lookup
+// (read_granted() is the rest, out of line).
 int pmc_read(pmc_id_t pmc, pmc_value_t *value) {
     if (value == nullptr) {
         errno = EINVAL;
         return -1;
     }
-    const int fd = capi_fd();
-    if (fd < 0)
+    capi_state &s = capi();
+    const int fd = s.fd.load(std::memory_order_acquire);
+    if (fd < 0) {
+        errno = ENXIO; // as capi_fd()
         return -1;
-    {
-        std::lock_guard lock(capi().classes_lock);
-        const auto it = capi().rdpmc.find(pmc);
-        if (it != capi().rdpmc.end() && it->second.usable()) {
-            *value = it->second.extend(rdpmc_reader()(it->second.index));
-            return 0;
-        }
     }
+    if (s.rdpmc_granted.load(std::memory_order_acquire)) [[unlikely]]
+        return read_granted(fd, pmc, value);
     pmc_value_t v = 0;
     if (op_rw(fd, pmc, PMC_F_OLDVALUE, &v) < 0)
         return -1;
-    with_rdpmc(pmc, [&](rdpmc_state &r) { r.read_by_ioctl(v); });
     *value = v;
     return 0;
 }
@@ -142,7 +161,11 @@ int pmc_get_msr(pmc_id_t pmc, uint32_t *msr) {
             *msr = idx;
             return 0;
         },
-        [&](rdpmc_state &r) { r.grant(idx); });
+        [&](rdpmc_state &r) {
+            // Before the grant is visible: pmc_read() then looks.
+            capi().rdpmc_granted.store(true, std::memory_order_release);
+            r.grant(idx);
+        });
 }
 
 int pmc_capabilities(pmc_id_t pmc, uint32_t *caps) {

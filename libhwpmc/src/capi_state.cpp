@@ -6,11 +6,6 @@
 
 namespace hwpmc::detail {
 
-capi_state &capi() {
-    static capi_state state;
-    return state;
-}
-
 int capi_fd() {
     const int fd = capi().fd.load(std::memory_order_acquire);
     if (fd < 0)
@@ -28,6 +23,7 @@ void capi_reset() {
     std::lock_guard classes(s.classes_lock);
     s.classes.clear();
     s.rdpmc.clear();
+    s.rdpmc_granted.store(false, std::memory_order_relaxed);
 }
 
 std::string &capi_errmsg() {

@@ -24,9 +24,18 @@ struct capi_state {
     std::unordered_map<pmc_id_t, enum pmc_class> classes;
     // Their user-mode RDPMC (pmc_get_msr(), pmc_read()), same lock.
     std::unordered_map<pmc_id_t, rdpmc_state> rdpmc;
+    // Set (under classes_lock) before pmc_get_msr() first grants RDPMC to
+    // any PMC, cleared only by capi_reset(): while false, no rdpmc entry
+    // is granted, so pmc_read() neither takes the lock nor looks the PMC
+    // up (an ioctl read then changes no state either).
+    std::atomic<bool> rdpmc_granted{false};
 };
 
-capi_state &capi();
+// Inline: pmc_read() pays a guard check, not a call.
+inline capi_state &capi() {
+    static capi_state state;
+    return state;
+}
 
 // The session's fd, or -1 with errno ENXIO before pmc_init() (FreeBSD's
 // libpmc says ENXIO for "not initialized" too).

@@ -85,18 +85,6 @@ int op_stop(int fd, pmc_id_t id) {
     return simple<pmc_op_simple>(fd, HWPMC_IOC_PMCSTOP, id);
 }
 
-int op_rw(int fd, pmc_id_t id, uint32_t flags, pmc_value_t *value) {
-    pmc_op_pmcrw a{};
-    a.pm_pmcid = id;
-    a.pm_flags = flags;
-    a.pm_value = (flags & PMC_F_NEWVALUE) ? *value : 0;
-    if (xioctl(fd, HWPMC_IOC_PMCRW, &a) < 0)
-        return -1;
-    if (flags & PMC_F_OLDVALUE)
-        *value = a.pm_value;
-    return 0;
-}
-
 int op_setcount(int fd, pmc_id_t id, pmc_value_t count) {
     pmc_op_pmcsetcount a{};
     a.pm_pmcid = id;

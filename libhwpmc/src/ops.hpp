@@ -4,6 +4,8 @@
 // C API calls these with its session fd, the C++ API with its own.
 #pragma once
 
+#include "sys.hpp"
+
 #include <hwpmc/pmc.h>
 
 #include <vector>
@@ -17,7 +19,18 @@ int op_release(int fd, pmc_id_t id);
 int op_start(int fd, pmc_id_t id);
 int op_stop(int fd, pmc_id_t id);
 // PMCRW: flags PMC_F_NEWVALUE and/or PMC_F_OLDVALUE; *value in and out.
-int op_rw(int fd, pmc_id_t id, uint32_t flags, pmc_value_t *value);
+// Inline: a read is this and the ioctl.
+inline int op_rw(int fd, pmc_id_t id, uint32_t flags, pmc_value_t *value) {
+    pmc_op_pmcrw a{};
+    a.pm_pmcid = id;
+    a.pm_flags = flags;
+    a.pm_value = (flags & PMC_F_NEWVALUE) ? *value : 0;
+    if (xioctl(fd, HWPMC_IOC_PMCRW, &a) < 0)
+        return -1;
+    if (flags & PMC_F_OLDVALUE)
+        *value = a.pm_value;
+    return 0;
+}
 int op_setcount(int fd, pmc_id_t id, pmc_value_t count);
 int op_getmsr(int fd, pmc_id_t id, uint32_t *msr);
 int op_getcaps(int fd, pmc_id_t id, uint32_t *caps);

@@ -26,21 +26,18 @@ int open_device(const char *path) {
     return fd;
 }
 
-namespace {
 std::atomic<ioctl_function> ioctl_override{nullptr};
-} // namespace
 
 void set_ioctl_function(ioctl_function fn) {
     ioctl_override.store(fn);
 }
 
-int xioctl(int fd, unsigned long request, void *arg) {
-    const ioctl_function fn = ioctl_override.load(std::memory_order_relaxed);
-    int rc;
-    do {
-        rc = fn != nullptr ? fn(fd, request, arg) : ::ioctl(fd, request, arg);
-    } while (rc < 0 && errno == EINTR);
-    return rc < 0 ? -1 : 0;
+int xioctl_retry(int fd, unsigned long request, void *arg) {
+    while (errno == EINTR) {
+        if (ioctl_once(fd, request, arg) >= 0)
+            return 0;
+    }
+    return -1;
 }
 
 void close_keep_errno(int fd) {

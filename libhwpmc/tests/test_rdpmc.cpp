@@ -122,6 +122,35 @@ TEST_F(Rdpmc, GrantedReadsByRdpmcAfterOneIoctl) {
     EXPECT_EQ(k.calls, calls);
 }
 
+// pmc_read() looks at RDPMC only once some PMC has it (issue 17: no lock
+// or lookup otherwise); a grant later still takes the ioctl first.
+TEST_F(Rdpmc, GrantAfterIoctlReadsTakesTheIoctlFirst) {
+    const pmc_id_t id = counting(false);
+    EXPECT_EQ(read(id), 1000u);
+    uint32_t msr = 0;
+    ASSERT_EQ(pmc_get_msr(id, &msr), 0);
+    unsigned calls = k.calls;
+    EXPECT_EQ(read(id), 1000u); // no base yet: the ioctl's
+    EXPECT_EQ(k.calls, calls + 1);
+    EXPECT_EQ(fake_rdpmc::calls, 0u);
+    fake_rdpmc::value = 1300;
+    EXPECT_EQ(read(id), 1300u);
+    EXPECT_EQ(fake_rdpmc::calls, 1u);
+}
+
+TEST_F(Rdpmc, OtherPmcGrantedThisOneReadsByIoctl) {
+    const pmc_id_t granted = counting(true);
+    const pmc_id_t other = counting(false);
+    EXPECT_EQ(read(granted), 1000u);
+    fake_rdpmc::value = 1100;
+    EXPECT_EQ(read(granted), 1100u);
+    const unsigned calls = k.calls, rdpmcs = fake_rdpmc::calls;
+    EXPECT_EQ(read(other), 1000u);
+    EXPECT_EQ(read(other), 1000u);
+    EXPECT_EQ(k.calls, calls + 2);
+    EXPECT_EQ(fake_rdpmc::calls, rdpmcs);
+}
+
 TEST_F(Rdpmc, RefusedGrantReadsByIoctl) {
     k.getmsr_errno = EINVAL; // e.g. attached to another process too
     pmc_id_t id = PMC_ID_INVALID;
