@@ -644,45 +644,6 @@ static int soft_prof_inflight_targets(struct hwpmc_pmc *pm, u64 *in)
 	return 0;
 }
 
-/*
- * The in-flight time of a process-scope @pm whose one target is the
- * caller's own process, the caller being its only thread (a program that
- * reads its own PMC, pmc(3)'s usual way), into @in: that thread is the
- * one running here, so this CPU's state is read with interrupts off,
- * which keeps out its writers (the switch hook, the timer, IPIs: all on
- * this CPU, IRQs off) and is the RCU read side of the lists; no other
- * CPU, process lookup or seqcount.  The same value as
- * soft_prof_inflight_on() would give.  False, @in untouched: not such a
- * PMC.  Process context.
- */
-static bool soft_prof_inflight_self(struct hwpmc_pmc *pm, u64 *in)
-{
-	struct task_struct *me = current;
-	struct hwpmc_target *pt;
-	struct soft_cpu *sc;
-	unsigned long flags;
-	bool self;
-	u64 rt;
-
-	local_irq_save(flags);
-	pt = list_first_or_null_rcu(&pm->targets, struct hwpmc_target,
-				    pm_node);
-	self = pt && READ_ONCE(pt->pm_node.next) == &pm->targets &&
-	       pt->pp->sig == me->signal &&
-	       READ_ONCE(me->signal->nr_threads) == 1;
-	if (self) {
-		sc = this_cpu_ptr(&soft_cpu);
-		*in = 0;
-		if (sc->prof_task == me) {
-			rt = soft_runtime(me, true, smp_processor_id());
-			if (rt > sc->prof_base)
-				*in = rt - sc->prof_base;
-		}
-	}
-	local_irq_restore(flags);
-	return self;
-}
-
 /* The in-flight time of @pm's targets on every CPU.  RCU held. */
 static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
 {
@@ -704,7 +665,7 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
  * credited, plus the in-flight time of the targets running now, from
  * each CPU's own state (no IPI, no lock: a CPU that does not answer
  * delays no reader; a reader that is its PMC's only target thread reads
- * its own CPU alone, soft_prof_inflight_self()).  The credited value is
+ * its own CPU alone, soft_prof_read_self()).  The credited value is
  * read before and after: if some CPU credited @pm in between (a target
  * switched out), the in-flight time may be in both, and the read is done
  * again.  After
@@ -713,25 +674,63 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
  */
 #define SOFT_READ_TRIES		16
 
-static u64 soft_prof_read(struct hwpmc_pmc *pm)
+static noinline u64 soft_prof_read(struct hwpmc_pmc *pm)
 {
 	unsigned int tries = 0;
 	u64 before, after, in;
 
+	rcu_read_lock();
 	do {
 		before = atomic64_read(&pm->value);
 		/* The value before the CPUs' state, and after it, below. */
 		smp_rmb();
-		if (hwpmc_is_system(pm) || !soft_prof_inflight_self(pm, &in)) {
-			rcu_read_lock();
-			in = soft_prof_inflight(pm);
-			rcu_read_unlock();
-		}
+		in = soft_prof_inflight(pm);
 		/* Pairs with the first: after every CPU's state. */
 		smp_rmb();
 		after = atomic64_read(&pm->value);
 	} while (before != after && ++tries < SOFT_READ_TRIES);
+	rcu_read_unlock();
 	return before == after ? after + in : after;
+}
+
+/*
+ * The value of a running process-scope @pm whose one target is the
+ * caller's own process, the caller being its only thread (a program that
+ * reads its own PMC, pmc(3)'s usual way), into @v: that thread is the one
+ * running here, so this CPU's state is read with interrupts off, which
+ * keeps out everything that credits the thread or moves that state (the
+ * switch hook, the timer, IPIs: all on this CPU, IRQs off) and is the RCU
+ * read side of the lists.  No other CPU, process lookup, seqcount or
+ * retry: the in-flight time is the caller's own, which nothing can
+ * credit meanwhile.  The same value soft_prof_read() would give.  False,
+ * @v untouched: not such a PMC.  Process context.
+ */
+static bool soft_prof_read_self(struct hwpmc_pmc *pm, u64 *v)
+{
+	struct task_struct *me = current;
+	struct hwpmc_target *pt;
+	struct soft_cpu *sc;
+	unsigned long flags;
+	u64 rt, in = 0;
+	bool self;
+
+	local_irq_save(flags);
+	pt = list_first_or_null_rcu(&pm->targets, struct hwpmc_target,
+				    pm_node);
+	self = pt && READ_ONCE(pt->pm_node.next) == &pm->targets &&
+	       pt->pp->sig == me->signal &&
+	       READ_ONCE(me->signal->nr_threads) == 1;
+	if (self) {
+		sc = this_cpu_ptr(&soft_cpu);
+		if (sc->prof_task == me) {
+			rt = soft_runtime(me, true, smp_processor_id());
+			if (rt > sc->prof_base)
+				in = rt - sc->prof_base;
+		}
+		*v = atomic64_read(&pm->value) + in;
+	}
+	local_irq_restore(flags);
+	return self;
 }
 
 /*
@@ -994,14 +993,18 @@ static void soft_attached(struct hwpmc_pmc *pm)
  */
 static u64 soft_read(struct hwpmc_pmc *pm)
 {
-	s64 v, floor;
+	s64 floor;
+	u64 v;
 
 	if (pm->event != PMC_SOFT_CLOCK_PROF)
 		return atomic64_read(&pm->value);
-	v = hwpmc_running(pm) ? soft_prof_read(pm) : atomic64_read(&pm->value);
+	if (!hwpmc_running(pm))
+		v = atomic64_read(&pm->value);
+	else if (!soft_prof_read_self(pm, &v))	/* system scope: no target */
+		v = soft_prof_read(pm);
 	floor = atomic64_read(&pm->read_floor);
 	do {
-		if ((u64)v <= (u64)floor)
+		if (v <= (u64)floor)
 			return floor;
 	} while (!atomic64_try_cmpxchg(&pm->read_floor, &floor, v));
 	return v;
