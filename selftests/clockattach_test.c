@@ -22,11 +22,12 @@
 
 #define SLACK_NS	100000ull	/* clocks read on two CPUs */
 /*
- * Below: up to a scheduler tick (4 ms at HZ=250) short has been seen,
- * only in runs where the target was off its CPU at the attach (its CPU
- * time did not move across it), on 6.1 and 6.12; not understood yet.  A
- * stint lost whole (no fold at the attach) is the target's run up to its
- * next switch: far more.
+ * Below, a tick more (4 ms at HZ=250): the process clock of another
+ * process is its threads' se.sum_exec_runtime, which leaves out the time
+ * since the running thread's last tick or switch, so the CPU time read
+ * just after the attach may lag by up to a tick (seen: 2.7-3.9 ms, in
+ * runs where it did not move across the attach).  A stint lost whole (no
+ * fold at the attach) is the target's run up to its next switch.
  */
 #define BELOW_NS	5000000ull
 #define RUN_US		300000		/* the target's run after the attach */
