@@ -178,6 +178,9 @@ def main():
                              verdict(None if p is None else p <= 1.0)])
         table("Unmonitored ping-pong while other processes are monitored (ns per round trip)",
               ["monitored elsewhere", "ns", "vs none", "goal", ""], rows)
+
+    if any(k[0] == "report" for k in med):
+        hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")
         # Peak memory per sample (bench_peak's KiB over the samples): the
         # recordings, then the synthetic logs at each size.
         def per_sample(kb, n):

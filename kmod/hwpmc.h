@@ -100,6 +100,12 @@ struct hwpmc_class_ops {
 	 */
 	void (*start)(struct hwpmc_pmc *pm);
 	void (*stop)(struct hwpmc_pmc *pm);
+	/*
+	 * Optional: running @pm was attached to more processes (PMCATTACH
+	 * of a running PMC whose targets all exited; owner lock held, no
+	 * other lock), which may be running now.
+	 */
+	void (*attached)(struct hwpmc_pmc *pm);
 	/* The current value of a counting PMC. */
 	u64 (*read)(struct hwpmc_pmc *pm);
 	/* NULL: not writable (EOPNOTSUPP). */

@@ -265,7 +265,13 @@ static noinline long hwpmc_ioctl_any(struct hwpmc_owner *po, unsigned int cmd,
 				     void __user *uarg)
 {
 	unsigned int nr = _IOC_NR(cmd), size = _IOC_SIZE(cmd);
-	union hwpmc_op_args a;
+	/*
+	 * Each op uses the first @size bytes (its structure, which its
+	 * command encodes), filled by hwpmc_op_run(), and nothing after
+	 * them: not zeroed whole at every call (CONFIG_INIT_STACK_ALL_ZERO
+	 * would, 544 bytes).
+	 */
+	union hwpmc_op_args a __uninitialized;
 
 	if (WARN_ON_ONCE(size > sizeof(a))) {
 		hwpmc_stat_inc(syscalls);

@@ -72,10 +72,10 @@ struct soft_cpu {
 	u32 sys_events;			/* BIT(event) of sys[]'s PMCs, hwpmc_sx */
 	bool sys_prof;			/* a running CLOCK.PROF sampler in sys[] */
 	/*
-	 * CLOCK.PROF: the task on this CPU (from its switch-in; NULL once
-	 * a switch finds CLOCK.PROF not counted here, so never a task that
-	 * is not current) and its scheduler runtime (se.sum_exec_runtime)
-	 * already credited.  Written
+	 * CLOCK.PROF: the task on this CPU whose CPU time is followed (from
+	 * its switch-in, see soft_prof_follows(), or from a fold; NULL
+	 * otherwise, so never a task that is not current) and its scheduler
+	 * runtime (se.sum_exec_runtime) already credited.  Written
 	 * by this CPU only, IRQs off (switch, timer, IPI, exit); read by
 	 * soft_read() on any CPU under prof_seq.
 	 */
@@ -228,13 +228,6 @@ static void soft_credit(struct task_struct *task, u32 event, u64 n,
 			struct pt_regs *regs, bool can_sample)
 {
 	soft_credit_split(task, event, n, n, regs, can_sample);
-}
-
-/* Is CLOCK.PROF counted on this CPU at all (switch hook)? */
-static bool soft_prof_wanted(struct soft_cpu *sc)
-{
-	return atomic_read(&soft_nproc[PMC_SOFT_CLOCK_PROF]) ||
-	       (READ_ONCE(sc->sys_events) & BIT(PMC_SOFT_CLOCK_PROF));
 }
 
 /*
@@ -442,19 +435,50 @@ static void soft_prof_arm(struct soft_cpu *sc, struct task_struct *task)
 }
 
 /*
+ * Does this CPU follow @next's CPU time from its switch-in (switch hook)?
+ * Every task, while a system-scope CLOCK.PROF PMC counts here; else a
+ * task of a process that is a target of a process-scope one, in any
+ * state: a PMC that starts, or one attached while running, folds every
+ * CPU's current task (soft_prof_sync()), so a stint that began before
+ * is counted from there.  Everyone else's switches leave the CPU's
+ * state alone.  IRQs off: the RCU read side of the hash and the lists.
+ */
+static bool soft_prof_follows(struct soft_cpu *sc, struct task_struct *next)
+{
+	struct hwpmc_process *pp;
+	struct hwpmc_target *pt;
+
+	if (READ_ONCE(sc->sys_events) & BIT(PMC_SOFT_CLOCK_PROF))
+		return true;
+	if (!atomic_read(&soft_nproc[PMC_SOFT_CLOCK_PROF]) ||
+	    is_idle_task(next))
+		return false;
+	pp = hwpmc_proc_find(next->signal);
+	if (!pp)
+		return false;
+	list_for_each_entry_rcu(pt, &pp->targets, pp_node)
+		if (pt->pm->cls->ops == &hwpmc_soft_ops &&
+		    pt->pm->event == PMC_SOFT_CLOCK_PROF)
+			return true;
+	return false;
+}
+
+/*
  * sched_switch (IRQs off, runqueue locked; class op switch_task):
  * CLOCK.PROF, SCHED.SWITCH.  A switch of tasks nobody monitors costs a
- * look at counters: the process hash is only searched while a
- * process-scope PMC of the event exists, a CPU's slots only while it has
- * a system-scope one, and no clock is read (CLOCK.PROF credits the
- * scheduler's own runtime).
+ * look at counters and, while a process-scope CLOCK.PROF PMC exists
+ * anywhere, one lookup of @next's process: the process hash is only
+ * searched while a process-scope PMC of the event exists, a CPU's slots
+ * only while it has a system-scope one, no clock is read (CLOCK.PROF
+ * credits the scheduler's own runtime), and the CPU's CLOCK.PROF state
+ * is written only when it follows @prev or @next.
  */
 static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
-	bool any = atomic_read(&soft_npmcs);
+	bool follow;
 
-	if (!any || !soft_prof_wanted(sc)) {
+	if (!atomic_read(&soft_npmcs)) {
 		/*
 		 * Not followed from here on: forget the task, which may exit
 		 * and whose memory a new task may take, which would then
@@ -466,26 +490,33 @@ static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next
 			WRITE_ONCE(sc->prof_task, NULL);
 			raw_write_seqcount_end(&sc->prof_seq);
 		}
-		if (!any)
-			return;
-	} else {
+		return;
+	}
+	follow = soft_prof_follows(sc, next);
+	if (sc->prof_task || follow) {
 		/*
-		 * The scheduler updated prev's runtime in __schedule() just
-		 * before this hook (put_prev_task(), or the dequeue of a
-		 * task that blocks), and next's has not moved since its last
-		 * switch-out: no time falls between two tasks.
+		 * prof_task is prev or NULL.  The scheduler updated prev's
+		 * runtime in __schedule() just before this hook
+		 * (put_prev_task(), or the dequeue of a task that blocks),
+		 * and next's has not moved since its last switch-out: no
+		 * time falls between two tasks.
 		 */
 		u64 rt = READ_ONCE(prev->se.sum_exec_runtime);
 
 		raw_write_seqcount_begin(&sc->prof_seq);
-		soft_prof_fold_at(sc, prev, rt, rt, NULL);
-		sc->prof_task = next;
-		sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
-		sc->prof_sbase = sc->prof_base;
+		if (sc->prof_task)
+			soft_prof_fold_at(sc, prev, rt, rt, NULL);
+		WRITE_ONCE(sc->prof_task, follow ? next : NULL);
+		if (follow) {
+			sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
+			sc->prof_sbase = sc->prof_base;
+		}
 		raw_write_seqcount_end(&sc->prof_seq);
 	}
 	/* prev is current: its user state can be sampled. */
-	soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1, NULL, true);
+	if (atomic_read(&soft_nproc[PMC_SOFT_SCHED_SWITCH]) ||
+	    (READ_ONCE(sc->sys_events) & BIT(PMC_SOFT_SCHED_SWITCH)))
+		soft_credit(prev, PMC_SOFT_SCHED_SWITCH, 1, NULL, true);
 	/* The timer runs only while a sampled target runs. */
 	if (sc->prof_on || atomic_read(&soft_prof_nts) ||
 	    READ_ONCE(sc->sys_prof))
@@ -543,8 +574,9 @@ static void soft_prof_fold_ipi(void *unused)
 }
 
 /*
- * PMCSTART and PMCSTOP (not reads): every CPU folds what its task ran so
- * far, so that a PMC counts from its start and up to its stop.
+ * PMCSTART, PMCSTOP and an attach of a running PMC (not reads): every CPU
+ * folds what its task ran so far, so that a PMC counts from its start and
+ * up to its stop, and follows its current task from now.
  */
 static void soft_prof_sync(void)
 {
@@ -632,15 +664,17 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
  * A running CLOCK.PROF PMC's value: what the switch, tick and timer paths
  * credited, plus the in-flight time of the targets running now, from
  * each CPU's own state (no IPI, no lock: a CPU that does not answer
- * delays no reader).  The credited value is read before and after: if
- * some CPU credited @pm in between (a target switched out), the
- * in-flight time may be in both, and the read is done again.  After
+ * delays no reader; a reader that is its PMC's only target thread reads
+ * its own CPU alone, soft_prof_read_self()).  The credited value is
+ * read before and after: if some CPU credited @pm in between (a target
+ * switched out), the in-flight time may be in both, and the read is done
+ * again.  After
  * SOFT_READ_TRIES such tries the credited value alone is returned (at
  * most the time since each running target's switch-in short).
  */
 #define SOFT_READ_TRIES		16
 
-static u64 soft_prof_read(struct hwpmc_pmc *pm)
+static noinline u64 soft_prof_read(struct hwpmc_pmc *pm)
 {
 	unsigned int tries = 0;
 	u64 before, after, in;
@@ -657,6 +691,46 @@ static u64 soft_prof_read(struct hwpmc_pmc *pm)
 	} while (before != after && ++tries < SOFT_READ_TRIES);
 	rcu_read_unlock();
 	return before == after ? after + in : after;
+}
+
+/*
+ * The value of a running process-scope @pm whose one target is the
+ * caller's own process, the caller being its only thread (a program that
+ * reads its own PMC, pmc(3)'s usual way), into @v: that thread is the one
+ * running here, so this CPU's state is read with interrupts off, which
+ * keeps out everything that credits the thread or moves that state (the
+ * switch hook, the timer, IPIs: all on this CPU, IRQs off) and is the RCU
+ * read side of the lists.  No other CPU, process lookup, seqcount or
+ * retry: the in-flight time is the caller's own, which nothing can
+ * credit meanwhile.  The same value soft_prof_read() would give.  False,
+ * @v untouched: not such a PMC.  Process context.
+ */
+static bool soft_prof_read_self(struct hwpmc_pmc *pm, u64 *v)
+{
+	struct task_struct *me = current;
+	struct hwpmc_target *pt;
+	struct soft_cpu *sc;
+	unsigned long flags;
+	u64 rt, in = 0;
+	bool self;
+
+	local_irq_save(flags);
+	pt = list_first_or_null_rcu(&pm->targets, struct hwpmc_target,
+				    pm_node);
+	self = pt && READ_ONCE(pt->pm_node.next) == &pm->targets &&
+	       pt->pp->sig == me->signal &&
+	       READ_ONCE(me->signal->nr_threads) == 1;
+	if (self) {
+		sc = this_cpu_ptr(&soft_cpu);
+		if (sc->prof_task == me) {
+			rt = soft_runtime(me, true, smp_processor_id());
+			if (rt > sc->prof_base)
+				in = rt - sc->prof_base;
+		}
+		*v = atomic64_read(&pm->value) + in;
+	}
+	local_irq_restore(flags);
+	return self;
 }
 
 /*
@@ -899,6 +973,17 @@ static void soft_stop(struct hwpmc_pmc *pm)
 }
 
 /*
+ * A running CLOCK.PROF PMC attached to new targets, which may be running
+ * now: every CPU folds its current task, so that the switch hook, which
+ * follows a task from its switch-in only, follows these from now.
+ */
+static void soft_attached(struct hwpmc_pmc *pm)
+{
+	if (pm->event == PMC_SOFT_CLOCK_PROF)
+		soft_prof_sync();
+}
+
+/*
  * PMCRW, with the owner's lock only: never waits for another CPU.  A
  * running CLOCK.PROF read holds an estimate (the in-flight time), which
  * the scheduler may later charge a little short (a clock update skipped
@@ -908,14 +993,18 @@ static void soft_stop(struct hwpmc_pmc *pm)
  */
 static u64 soft_read(struct hwpmc_pmc *pm)
 {
-	s64 v, floor;
+	s64 floor;
+	u64 v;
 
 	if (pm->event != PMC_SOFT_CLOCK_PROF)
 		return atomic64_read(&pm->value);
-	v = hwpmc_running(pm) ? soft_prof_read(pm) : atomic64_read(&pm->value);
+	if (!hwpmc_running(pm))
+		v = atomic64_read(&pm->value);
+	else if (!soft_prof_read_self(pm, &v))	/* system scope: no target */
+		v = soft_prof_read(pm);
 	floor = atomic64_read(&pm->read_floor);
 	do {
-		if ((u64)v <= (u64)floor)
+		if (v <= (u64)floor)
 			return floor;
 	} while (!atomic64_try_cmpxchg(&pm->read_floor, &floor, v));
 	return v;
@@ -1013,6 +1102,7 @@ const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.release	= soft_release,
 	.start		= soft_start,
 	.stop		= soft_stop,
+	.attached	= soft_attached,
 	.read		= soft_read,
 	.write		= soft_write,
 	.cpu_online	= soft_cpu_online,
