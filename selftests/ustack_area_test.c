@@ -657,8 +657,12 @@ static void both_sample(struct __test_metadata *_metadata, uid_t uid)
 		/* All but a sample taken at a migration (registers only). */
 		EXPECT_LE(k.n[t] * 9 / 10, k.copied[t]);
 	}
-	/* spin()'s frame is within the small copy: in spin() it has it. */
-	EXPECT_LE(k.copied[0] / 2, k.marker[0]);
+	/*
+	 * spin()'s marker is 48 bytes above its rsp, within the small copy:
+	 * every sample in spin() has it; those in its clock_gettime() (in
+	 * libc, the vDSO or the system call; 4-17% in the TCG guest) not.
+	 */
+	EXPECT_LE(k.copied[0] * 7 / 10, k.marker[0]);
 	EXPECT_LE(k.copied[1] * 9 / 10, k.marker[1]);
 	ASSERT_EQ(0, scan_areas(&a));
 	EXPECT_EQ(0, a.n);
