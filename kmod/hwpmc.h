@@ -498,8 +498,8 @@ void hwpmc_stop_log_pmcs(struct hwpmc_owner *po);
 /* hwpmc_sample.c: per-CPU sample rings. */
 int hwpmc_samples_init(void);
 void hwpmc_samples_fini(void);
-int hwpmc_samples_ustack_get(void);
-void hwpmc_samples_ustack_put(void);
+int hwpmc_samples_ustack_get(u32 size);
+void hwpmc_samples_ustack_put(u32 size);
 void hwpmc_samples_drain(void);
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs);

@@ -433,6 +433,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	const struct hwpmc_class *cls = NULL;
 	struct hwpmc_pmc *pm;
 	int err, row, id;
+	u32 ustack = 0;
 
 	lockdep_assert_held(&hwpmc_sx);
 	hwpmc_owner_assert_held(po);
@@ -450,11 +451,14 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	if (err)
 		return err;
 	/*
-	 * The sample rings' stack areas: allocated by the first such PMC
-	 * (charged to the caller), freed with the last (hwpmc_pmc_free()).
+	 * The sample rings' stack areas of the copy's tier: allocated by
+	 * the first such PMC (charged to the caller), freed with the last
+	 * (hwpmc_pmc_free()).
 	 */
 	if (a->pm_flags & PMC_F_USERSTACK) {
-		err = hwpmc_samples_ustack_get();
+		ustack = a->pm_ustack_size ? a->pm_ustack_size :
+			 min(PMC_USTACK_DEFAULT, hwpmc_max_user_stack);
+		err = hwpmc_samples_ustack_get(ustack);
 		if (err)
 			goto uncharge;
 	}
@@ -473,9 +477,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	pm->cpu = a->pm_cpu;
 	pm->config = a->pm_config;
 	pm->config1 = a->pm_config1;
-	if (pm->flags & PMC_F_USERSTACK)
-		pm->ustack_size = a->pm_ustack_size ? a->pm_ustack_size :
-				  min(PMC_USTACK_DEFAULT, hwpmc_max_user_stack);
+	pm->ustack_size = ustack;
 	/* Decided once, here, in process context: hooks and NMIs read it. */
 	pm->priv_kernel = hwpmc_priv_kernel();
 	pm->state = PMC_STATE_ALLOCATED;
@@ -533,8 +535,8 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 
 ustack_put:
 	/* pm never ran: no sample of it can be in an area. */
-	if (a->pm_flags & PMC_F_USERSTACK)
-		hwpmc_samples_ustack_put();
+	if (ustack)
+		hwpmc_samples_ustack_put(ustack);
 uncharge:
 	atomic_dec(&po->user->pmcs);
 	return err;
@@ -657,7 +659,7 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 		hwpmc_samples_drain();
 		hwpmc_sample_owner_del(po);
 		if (pm->flags & PMC_F_USERSTACK)
-			hwpmc_samples_ustack_put();
+			hwpmc_samples_ustack_put(pm->ustack_size);
 	}
 	hwpmc_row_unclaim(pm);
 	idr_remove(&po->pmcs, pm->id);

@@ -9,10 +9,12 @@
  * (throttled): taken = logged + dropped + throttled always holds.
  *
  * A PMC_F_USERSTACK sample also holds the user registers and a copy of
- * the top of the user stack: the copy goes to the ring's stack area, one
- * stride per slot.  The drainer logs it as a USERSTACK record right after
- * the CALLCHAIN, in the same reservation.  The areas live exactly as long
- * as some USERSTACK PMC does (see hwpmc_samples_ustack_get()).
+ * the top of the user stack: the copy goes to one of the ring's stack
+ * areas, the one of the PMC's tier (small copies, at most
+ * PMC_USTACK_SMALL bytes, or large ones), one stride per slot.  The
+ * drainer logs it as a USERSTACK record right after the CALLCHAIN, in the
+ * same reservation.  A tier's areas live exactly as long as some
+ * USERSTACK PMC of that tier does (see hwpmc_samples_ustack_get()).
  *
  * The rings are shared by every owner, but not first-come: while more
  * than one owner has sampling PMCs, each may hold at most half of a CPU's
@@ -40,16 +42,25 @@ struct hwpmc_sample {
 	u64 time;
 	int ready;			/* written last by the producer */
 	u32 us_size;			/* USERSTACK: asked for; 0: none */
+	u32 us_tier;			/* its area: HWPMC_US_* */
 	u32 us_copied, us_flags;
 	u64 us_regs[PMCLOG_US_NREGS];
 	u64 pc[];			/* callchaindepth entries */
+};
+
+/* The user-stack tiers: a PMC's copies go to the areas of its tier. */
+enum {
+	HWPMC_US_SMALL,			/* copies of <= PMC_USTACK_SMALL bytes */
+	HWPMC_US_LARGE,			/* larger ones, <= max_user_stack */
+	HWPMC_US_TIERS
 };
 
 struct hwpmc_ring {
 	local_t head;			/* slots reserved (this CPU only) */
 	unsigned long tail;		/* slots drained (the drainer only) */
 	char *slots;
-	char *ustack;			/* hwpmc_ustack_stride per slot, or NULL */
+	/* Per tier: the tier's stride per slot, or NULL. */
+	char *ustack[HWPMC_US_TIERS];
 	struct irq_work kick;
 };
 
@@ -58,16 +69,24 @@ static size_t hwpmc_slot_size;
 static atomic_t hwpmc_sampling_owners;	/* owners with sampling PMCs */
 
 /*
- * The user-stack areas: hwpmc_ustack_users counts the live
- * PMC_F_USERSTACK PMCs (hwpmc_sx); while it is not 0 every CPU's ring
- * has an area of nsamples * hwpmc_ustack_stride bytes.  The stride is the
- * max_user_stack the areas were allocated with (the tunable is read-only
- * while the module is loaded, but the samplers and the drainer index
- * with the stride, not the tunable), written only while no area exists
- * and read by the samplers after the area's pointer (acquire).
+ * The user-stack areas, per tier: hwpmc_ustack_users[t] counts the live
+ * PMC_F_USERSTACK PMCs of tier t (hwpmc_sx); while it is not 0 every
+ * CPU's ring has an area of nsamples * hwpmc_ustack_stride[t] bytes for
+ * it.  The stride is PMC_USTACK_SMALL for the small tier, and for the
+ * large one the max_user_stack its areas were allocated with (the
+ * tunable is read-only while the module is loaded, but the samplers and
+ * the drainer index with the stride, not the tunable); written only
+ * while the tier has no area and read by the samplers after the area's
+ * pointer (acquire).
  */
-static unsigned int hwpmc_ustack_users;
-static u32 hwpmc_ustack_stride;
+static unsigned int hwpmc_ustack_users[HWPMC_US_TIERS];
+static u32 hwpmc_ustack_stride[HWPMC_US_TIERS];
+
+/* The tier of a PMC whose copies are @size bytes.  Any context, NMI too. */
+static unsigned int hwpmc_ustack_tier(u32 size)
+{
+	return size <= PMC_USTACK_SMALL ? HWPMC_US_SMALL : HWPMC_US_LARGE;
+}
 
 /* @po allocated a sampling PMC (hwpmc_sx held). */
 void hwpmc_sample_owner_add(struct hwpmc_owner *po)
@@ -248,20 +267,23 @@ static struct pt_regs *hwpmc_user_regs(struct pt_regs *regs)
  * The USERSTACK part of slot @h of @r: the registers of @uregs in DWARF
  * order and up to @size bytes of the stack from its rsp, copied a page
  * at a time without faulting (a short copy stops at the first page that
- * fails); @copy false (@uregs are another task's): no copy.  @kern
- * false: nothing at or above TASK_SIZE_MAX is recorded as a PC or stack
- * pointer.  NMI context: no locks, no allocation.
+ * fails) into the slot's stride of the area of @size's tier; @copy false
+ * (@uregs are another task's): no copy.  @kern false: nothing at or
+ * above TASK_SIZE_MAX is recorded as a PC or stack pointer.  NMI
+ * context: no locks, no allocation (the area exists while the PMC does).
  */
 static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 			 unsigned long h, struct pt_regs *uregs, u32 size,
 			 bool kern, bool copy)
 {
+	unsigned int tier = hwpmc_ustack_tier(size);
 	/* Pairs with the release in hwpmc_samples_ustack_get(). */
-	char *dst = copy ? smp_load_acquire(&r->ustack) : NULL;
+	char *dst = copy ? smp_load_acquire(&r->ustack[tier]) : NULL;
 	unsigned long sp, addr, chunk;
 	u32 done = 0, stride;
 
 	s->us_size = size;
+	s->us_tier = tier;
 	s->us_copied = 0;
 	s->us_flags = PMCLOG_US_F_SHORT;
 	memset(s->us_regs, 0, sizeof(s->us_regs));
@@ -290,11 +312,12 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	if (!dst)
 		return;
 	/*
-	 * A slot holds the stride: the copy never exceeds it (PMCALLOCATE
-	 * keeps pm_ustack_size <= max_user_stack, the stride, so a copy
-	 * cut here would be marked short, not overflow the slot).
+	 * A slot holds the stride: the copy never exceeds it (the tier's
+	 * stride is PMC_USTACK_SMALL or, for the large one, max_user_stack,
+	 * which PMCALLOCATE keeps pm_ustack_size within; a copy cut here
+	 * would be marked short, not overflow the slot).
 	 */
-	stride = READ_ONCE(hwpmc_ustack_stride);
+	stride = READ_ONCE(hwpmc_ustack_stride[tier]);
 	dst += (h % hwpmc_nsamples) * stride;
 	size = min(size, stride);
 	sp = uregs->sp;
@@ -358,6 +381,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	s->nkernel = 0;
 	s->npc = 0;
 	s->us_size = READ_ONCE(pm->ustack_size);
+	s->us_tier = hwpmc_ustack_tier(s->us_size);
 	s->us_copied = 0;
 	s->us_flags = 0;
 	s->time = ktime_get_mono_fast_ns();
@@ -411,8 +435,9 @@ void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n)
 
 /*
  * The USERSTACK record of @s at @us (zeroed, @len bytes), from the stack
- * copy in slot @slot of CPU @cpu's ring.  The drainer, with the log's
- * lock and hwpmc_drain_lock held (so the area cannot go meanwhile).
+ * copy in slot @slot of CPU @cpu's ring, in the area of the tier the
+ * sampler copied into.  The drainer, with the log's lock and
+ * hwpmc_drain_lock held (so the area cannot go meanwhile).
  */
 static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 				    struct pmclog_userstack *us, u32 len,
@@ -420,7 +445,8 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 				    unsigned int cpu, unsigned long slot)
 {
 	struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
-	char *area = READ_ONCE(r->ustack);
+	unsigned int tier = s->us_tier;
+	char *area = tier < HWPMC_US_TIERS ? READ_ONCE(r->ustack[tier]) : NULL;
 
 	us->pl_hdr.pl_type = PMCLOG_TYPE_USERSTACK;
 	us->pl_hdr.pl_len = len;
@@ -433,9 +459,8 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 	us->pl_copied = s->us_copied;
 	memcpy(us->pl_regs, s->us_regs, sizeof(us->pl_regs));
 	if (s->us_copied && area)
-		memcpy(us->pl_stack, area +
-		       (slot % hwpmc_nsamples) * READ_ONCE(hwpmc_ustack_stride),
-		       s->us_copied);
+		memcpy(us->pl_stack, area + (slot % hwpmc_nsamples) *
+		       READ_ONCE(hwpmc_ustack_stride[tier]), s->us_copied);
 }
 
 static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
@@ -557,22 +582,25 @@ void hwpmc_samples_fini(void)
 	cancel_delayed_work_sync(&hwpmc_drain_work);
 	for_each_possible_cpu(cpu) {
 		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
+		unsigned int t;
 
 		vfree(r->slots);
 		r->slots = NULL;
-		vfree(r->ustack);
-		r->ustack = NULL;
+		for (t = 0; t < HWPMC_US_TIERS; t++) {
+			vfree(r->ustack[t]);
+			r->ustack[t] = NULL;
+		}
 	}
 }
 
 /*
- * Free every CPU's user-stack area.  Only when no sampler of a
- * PMC_F_USERSTACK PMC can run any more and every slot such a sampler
- * filled has been drained: nothing but the drainer (under
- * hwpmc_drain_lock, taken here) and those samplers reads an area.
- * hwpmc_sx held.
+ * Free every CPU's user-stack area of tier @tier.  Only when no sampler
+ * of a PMC_F_USERSTACK PMC of that tier can run any more and every slot
+ * such a sampler filled has been drained: nothing but the drainer (under
+ * hwpmc_drain_lock, taken here) and those samplers reads the tier's
+ * areas; the other tier's samplers never touch them.  hwpmc_sx held.
  */
-static void hwpmc_samples_ustack_free(void)
+static void hwpmc_samples_ustack_free(unsigned int tier)
 {
 	unsigned int cpu;
 
@@ -580,77 +608,88 @@ static void hwpmc_samples_ustack_free(void)
 	mutex_lock(&hwpmc_drain_lock);
 	for_each_possible_cpu(cpu) {
 		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
-		char *p = r->ustack;
+		char *p = r->ustack[tier];
 
-		WRITE_ONCE(r->ustack, NULL);
+		WRITE_ONCE(r->ustack[tier], NULL);
 		vfree(p);
 	}
 	mutex_unlock(&hwpmc_drain_lock);
 }
 
 /*
- * A PMC_F_USERSTACK PMC is about to be allocated: the stack areas of
- * every CPU's ring, allocated by the first such PMC, counted by the
- * others.  hwpmc_sx held.
+ * A PMC_F_USERSTACK PMC whose copies are @size bytes is about to be
+ * allocated: the stack areas of its tier on every CPU's ring, allocated
+ * by the first such PMC of the tier, counted by the others.  hwpmc_sx
+ * held.
  *
- * Who pays: the areas are nsamples * max_user_stack bytes for each
- * possible CPU (2 MiB per CPU by default), one set for the whole system
- * however many owners share it, bounded by root's load-time tunables
- * (max_user_stack=0 refuses the flag).  They are charged
- * (GFP_KERNEL_ACCOUNT) to the memory cgroup of the task whose
+ * Who pays: two tiers, so that small copies do not cost large areas.  A
+ * PMC whose copy is at most PMC_USTACK_SMALL bytes (hwpmc-record -g's
+ * 64-byte leaf copy) uses the small tier's areas, nsamples *
+ * PMC_USTACK_SMALL bytes per possible CPU (16 KiB by default); a larger
+ * one the large tier's, nsamples * max_user_stack bytes per possible CPU
+ * (2 MiB by default).  Each tier is one set for the whole system however
+ * many owners share it, bounded by root's load-time tunables
+ * (max_user_stack=0 refuses the flag), and the two coexist.  They are
+ * charged (GFP_KERNEL_ACCOUNT) to the memory cgroup of the task whose
  * PMCALLOCATE creates them, so a container's limit bounds what its users
  * make hwpmc allocate: beyond it PMCALLOCATE fails with ENOMEM, without
  * invoking the OOM killer or a warning (__GFP_RETRY_MAYFAIL,
  * __GFP_NOWARN: the request is optional and the user's to make), and
- * what was allocated goes.  They are freed when the last
- * USERSTACK PMC of any owner is released (hwpmc_samples_ustack_put()):
- * no user can keep them past the PMCs that use them.  The charge stays
- * with the creator's cgroup while others' PMCs keep the areas alive, as
- * page cache stays with the cgroup that first read it.
+ * what was allocated goes.  A tier's areas are freed when the last
+ * USERSTACK PMC of that tier, of any owner, is released
+ * (hwpmc_samples_ustack_put()): no user can keep them past the PMCs that
+ * use them.  The charge stays with the creator's cgroup while others'
+ * PMCs keep the areas alive, as page cache stays with the cgroup that
+ * first read it.
  */
-int hwpmc_samples_ustack_get(void)
+int hwpmc_samples_ustack_get(u32 size)
 {
-	size_t size = (size_t)hwpmc_nsamples * hwpmc_max_user_stack;
-	unsigned int cpu;
+	unsigned int cpu, tier = hwpmc_ustack_tier(size);
+	u32 stride = tier == HWPMC_US_SMALL ? PMC_USTACK_SMALL :
+					      hwpmc_max_user_stack;
 
 	lockdep_assert_held(&hwpmc_sx);
-	if (hwpmc_ustack_users) {
-		hwpmc_ustack_users++;
+	if (hwpmc_ustack_users[tier]) {
+		hwpmc_ustack_users[tier]++;
 		return 0;
 	}
-	/* No area exists, so no sampler reads the stride now. */
-	WRITE_ONCE(hwpmc_ustack_stride, hwpmc_max_user_stack);
+	/* The tier has no area, so no sampler reads its stride now. */
+	WRITE_ONCE(hwpmc_ustack_stride[tier], stride);
 	for_each_possible_cpu(cpu) {
 		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
-		char *p = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+		char *p = __vmalloc((size_t)hwpmc_nsamples * stride,
+				    GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 				    __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 
 		if (!p) {
-			/* No USERSTACK PMC exists: none can be sampling. */
-			hwpmc_samples_ustack_free();
+			/* No USERSTACK PMC of the tier: none samples. */
+			hwpmc_samples_ustack_free(tier);
 			return -ENOMEM;
 		}
 		/* Seen whole, and with its stride, by the samplers. */
-		smp_store_release(&r->ustack, p);
+		smp_store_release(&r->ustack[tier], p);
 	}
-	hwpmc_ustack_users = 1;
+	hwpmc_ustack_users[tier] = 1;
 	return 0;
 }
 
 /*
- * A PMC_F_USERSTACK PMC is gone: the last one frees the areas.  The
- * caller guarantees that this PMC can no longer be sampled (its class
- * released it and a grace period passed, which NMI handlers, interrupts
- * and the hooks' preemption-off sections all end within, so every
- * sampler that saw it has finished), and that the samples it took were
- * drained (hwpmc_pmc_free()); or that it never ran.  The ring's irq_work
- * and the drain worker touch an area only for such samples.  hwpmc_sx
- * held.
+ * A PMC_F_USERSTACK PMC whose copies were @size bytes is gone: the last
+ * one of its tier frees the tier's areas.  The caller guarantees that
+ * this PMC can no longer be sampled (its class released it and a grace
+ * period passed, which NMI handlers, interrupts and the hooks'
+ * preemption-off sections all end within, so every sampler that saw it
+ * has finished), and that the samples it took were drained
+ * (hwpmc_pmc_free()); or that it never ran.  The ring's irq_work and the
+ * drain worker touch an area only for such samples.  hwpmc_sx held.
  */
-void hwpmc_samples_ustack_put(void)
+void hwpmc_samples_ustack_put(u32 size)
 {
+	unsigned int tier = hwpmc_ustack_tier(size);
+
 	lockdep_assert_held(&hwpmc_sx);
-	if (WARN_ON_ONCE(!hwpmc_ustack_users) || --hwpmc_ustack_users)
+	if (WARN_ON_ONCE(!hwpmc_ustack_users[tier]) ||
+	    --hwpmc_ustack_users[tier])
 		return;
-	hwpmc_samples_ustack_free();
+	hwpmc_samples_ustack_free(tier);
 }

@@ -19,6 +19,8 @@
  *  - a thread on a stack of our own, with a PROT_NONE page above it,
  *    gets short copies that end exactly at the top of its stack;
  *  - no register or copy start is a kernel address for uid 65534;
+ *  - all of it too with a copy of PMC_USTACK_SMALL bytes, which goes
+ *    through the small tier's stack areas;
  *  - bad sizes are EINVAL.
  */
 #define _GNU_SOURCE
@@ -384,6 +386,21 @@ TEST(root_small_copy)
 	struct ustats t;
 
 	run_as(_metadata, 0, 1024, &t);
+}
+
+/* The small tier's largest copy (hwpmc-record -g's): its own areas. */
+TEST(root_small_tier)
+{
+	struct ustats t;
+
+	run_as(_metadata, 0, PMC_USTACK_SMALL, &t);
+}
+
+TEST(nobody_small_tier)
+{
+	struct ustats t;
+
+	run_as(_metadata, NOBODY, PMC_USTACK_SMALL, &t);
 }
 
 /* Sizes: multiples of 8 up to max_user_stack, the flag to use them. */

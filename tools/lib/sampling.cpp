@@ -69,6 +69,10 @@ bool parse_call_graph(const char *arg, sampling_options *o, std::string *why) {
     return true;
 }
 
+// -g's copy stays in the module's small stack tier (nsamples x
+// PMC_USTACK_SMALL bytes per CPU, not nsamples x max_user_stack).
+static_assert(leaf_stack_size <= PMC_USTACK_SMALL);
+
 bool allocate_leaf_stack(const pmc_group::request &r, const allocate_fn &alloc,
                          pmc_group::failure *f, pmc_group::request *failed, int *no_copy) {
     *no_copy = 0;

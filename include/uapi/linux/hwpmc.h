@@ -231,6 +231,19 @@ struct pmc_op_pmcallocate {
 #define PMC_USTACK_MAX		65536	/* the largest max_user_stack */
 
 /*
+ * What the copies cost: they wait in per-CPU areas beside the sample
+ * rings, one stride per ring slot (nsamples slots per possible CPU),
+ * allocated while such PMCs exist.  A PMC whose copy (pm_ustack_size, or
+ * its default) is at most PMC_USTACK_SMALL bytes uses areas of stride
+ * PMC_USTACK_SMALL: a USERSTACK of at most PMC_USTACK_SMALL bytes costs
+ * PMC_USTACK_SMALL bytes per ring slot, nsamples * PMC_USTACK_SMALL per
+ * possible CPU, whatever max_user_stack is.  A larger one uses areas of
+ * stride max_user_stack.  Each set of areas exists while a PMC that uses
+ * it does.
+ */
+#define PMC_USTACK_SMALL	64
+
+/*
  * x86 classes (IAP, K8): pm_event is the event select (AMD: 12 bits, bits
  * 8-11 being EventSelect[35:32]); pm_config carries event-select bits 8-31
  * in their hardware positions: the unit mask (8-15), usr (16), os (17),
