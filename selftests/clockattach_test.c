@@ -144,20 +144,6 @@ out:
 	return rc;
 }
 
-static int run_root(void)
-{
-	int st;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid)
-		_exit(run(NULL) & 0xff);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 FIXTURE(attach) {
 	int unused;
 };
@@ -180,7 +166,7 @@ TEST_F_TIMEOUT(attach, running_target_counts_from_the_attach, 300)
 	rc = hwpmc_as_nobody(run, &tag);
 	EXPECT_EQ(0, rc) TH_LOG("uid 65534: step %d failed (20: the PMC below the target's CPU time since the attach; 21: above it)",
 				rc);
-	rc = run_root();
+	rc = hwpmc_run_in_child(run, NULL);	/* pinning and PMC go with it */
 	EXPECT_EQ(0, rc) TH_LOG("root: step %d failed (see above)", rc);
 }
 

@@ -101,21 +101,6 @@ static int run(void *arg)
 	return rc;
 }
 
-/* In a child, so that the pinning and the PMC go with it. */
-static int run_root(void)
-{
-	int st;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid)
-		_exit(run(NULL) & 0xff);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 FIXTURE(self) {
 	int unused;
 };
@@ -136,7 +121,7 @@ TEST_F_TIMEOUT(self, own_reads_hold_the_time_in_flight, 300)
 	rc = hwpmc_as_nobody(run, &tag);
 	EXPECT_EQ(0, rc) TH_LOG("uid 65534: step %d failed (20: a read below the CPU time before it; 21: above the CPU time after it; 22: a read went down; 23: the stopped value is off)",
 				rc);
-	rc = run_root();
+	rc = hwpmc_run_in_child(run, NULL);	/* pinning and PMC go with it */
 	EXPECT_EQ(0, rc) TH_LOG("root: step %d failed (see above)", rc);
 }
 

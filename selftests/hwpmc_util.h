@@ -825,4 +825,19 @@ static inline int hwpmc_wait_blocked(pid_t pid, pid_t tid, int ms)
 }
 
 
+/* Run @fn(@arg) in a child; its exit code (fn's value & 0xff), or -1. */
+static inline int hwpmc_run_in_child(int (*fn)(void *), void *arg)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(fn(arg) & 0xff);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
 #endif

@@ -1315,21 +1315,7 @@ static bool is_log_wait(uint32_t op)
 /* The state letter of process @pid, '?' when it is gone. */
 static char proc_state(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
+	return hwpmc_thread_state(pid, pid);
 }
 
 static void kill_all_workers(void)
