@@ -330,6 +330,8 @@ struct hwpmc_pmc {
 	atomic64_t read_floor;		/* CLOCK.PROF: the highest value read */
 	unsigned long stop_gp;		/* RCU grace-period cookie at the last stop */
 	struct list_head cls_node;	/* for the class's own lists */
+	/* The class's per-CPU data, if any: freed with pm, after RCU. */
+	void __percpu *cls_pcpu;
 	struct list_head ss_node;	/* system sampling PMCs, RCU */
 	struct list_head targets;	/* hwpmc_target.pm_node, RCU */
 	unsigned int ntargets;		/* under hwpmc_proc_lock */

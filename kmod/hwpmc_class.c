@@ -156,8 +156,9 @@ void hwpmc_classes_rdpmc_mm_put(struct mm_struct *mm)
 }
 
 /*
- * The last thread of a monitored process exits (sched_process_exit, the
- * exiting task is current), before its targets go: no sleeping.
+ * A thread exits (sched_process_exit, the exiting task is current): any
+ * thread but the last, or the last one of a monitored process before its
+ * targets go.  No sleeping.
  */
 void hwpmc_classes_task_exit(struct task_struct *task)
 {

@@ -62,8 +62,15 @@ static void hwpmc_probe_fork(void *data, struct task_struct *parent,
 
 static void hwpmc_probe_exit(void *data, struct task_struct *task)
 {
-	if (atomic_read(&task->signal->live))
-		return;		/* not the last thread of its process */
+	/*
+	 * Not the last thread of its process: the classes count what it
+	 * ran up to here, since a reader no longer finds it among its
+	 * process's threads once exit_notify() unhashed it.
+	 */
+	if (atomic_read(&task->signal->live)) {
+		hwpmc_classes_task_exit(task);
+		return;
+	}
 	hwpmc_proc_exit(task);
 	hwpmc_maps_sysexit(task);
 	/* The owners it opened go too (in process context, later). */

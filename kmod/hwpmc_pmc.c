@@ -427,6 +427,20 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
  * other interfaces (kmod/iface/) name their counter: that row taken is
  * EBUSY.  hwpmc_sx and the owner's lock held.
  */
+/* The PMC's memory, once no hook can see it (a grace period). */
+static void hwpmc_pmc_free_rcu_cb(struct rcu_head *head)
+{
+	struct hwpmc_pmc *pm = container_of(head, struct hwpmc_pmc, rcu);
+
+	free_percpu(pm->cls_pcpu);
+	kfree(pm);
+}
+
+static void hwpmc_pmc_free_rcu(struct hwpmc_pmc *pm)
+{
+	call_rcu(&pm->rcu, hwpmc_pmc_free_rcu_cb);
+}
+
 int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 			  struct pmc_op_pmcallocate *a, int want)
 {
@@ -520,7 +534,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 		 * sampler is in an RCU-read array until release): free it
 		 * only after the readers that may have seen it are gone.
 		 */
-		kfree_rcu(pm, rcu);
+		hwpmc_pmc_free_rcu(pm);
 		goto ustack_put;
 	}
 	if (pm->mode == PMC_MODE_SS)
@@ -667,7 +681,7 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	atomic_dec(&po->user->pmcs);
 	hwpmc_pmc_hooks_put();
 	/* Hooks may still be looking at it until a grace period passes. */
-	kfree_rcu(pm, rcu);
+	hwpmc_pmc_free_rcu(pm);
 }
 
 /* Owner gone (close of /dev/hwpmc): release everything it had. */

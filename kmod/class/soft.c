@@ -138,6 +138,52 @@ static bool soft_sample_budget(void)
 }
 
 /*
+ * Does @pm count its periods per CPU?  A process-scope CLOCK.PROF
+ * sampler does (soft_prof_left): each CPU samples when the target
+ * threads running there have used a period of CPU time, so that its
+ * timer fires once per sample and the sample falls where that CPU used
+ * the period, not where another CPU's use ended a shared one.  Any
+ * context but NMI.
+ */
+static bool soft_prof_per_cpu(const struct hwpmc_pmc *pm)
+{
+	return pm->cls_pcpu;
+}
+
+/*
+ * How many of @pm's periods ended with @n more events, the debt settled;
+ * 0 while none did, or while no sample can be taken (@can_sample false:
+ * the periods stay due).  Shared periods (every other sampler) are
+ * settled by one compare-and-exchange, so that CPUs crediting the same
+ * PMC at once never take a period twice; per-CPU ones (CLOCK.PROF,
+ * process scope) only by this CPU, IRQs off (every CLOCK.PROF credit is
+ * a fold).  No locks; any context but NMI.
+ */
+static u64 soft_sample_due(struct hwpmc_pmc *pm, u64 n, bool can_sample)
+{
+	s64 left, *mine;
+	u64 due;
+
+	if (soft_prof_per_cpu(pm)) {
+		lockdep_assert_irqs_disabled();
+		mine = this_cpu_ptr((s64 __percpu *)pm->cls_pcpu);
+		left = *mine - (s64)n;
+		due = left > 0 || !can_sample ? 0 : 1 + (u64)-left / pm->reload;
+		*mine = left + due * pm->reload;
+		return due;
+	}
+	left = atomic64_sub_return(n, &pm->remaining);
+	do {
+		if (left > 0 || !can_sample)
+			return 0;
+		/* reload <= SOFT_MAX_PERIOD: neither side overflows. */
+		due = 1 + (u64)-left / pm->reload;
+	} while (!atomic64_try_cmpxchg(&pm->remaining, &left,
+				       left + due * pm->reload));
+	return due;
+}
+
+/*
  * A sampling PMC saw @n events: one sample per period that elapsed.  The
  * policy when several elapsed at once (a CLOCK.PROF timer that fired
  * late, IRQs having been off; a SOFT event's burst): every period due is
@@ -147,23 +193,15 @@ static bool soft_sample_budget(void)
  * throttled (DROPNOTIFY pl_throttled), never forgiven unseen.  Where no
  * sample can be taken (!@can_sample: inside the scheduler, where the
  * registers would be the scheduler's), the periods stay due and the next
- * call that can sample takes them.  The debt is settled by one
- * compare-and-exchange, so that CPUs crediting the same PMC at once never
- * take a period twice.  No locks; any context but NMI.
+ * call that can sample takes them.  No locks; any context but NMI.
  */
 static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
 			u64 n, struct pt_regs *regs, bool can_sample)
 {
-	s64 left = atomic64_sub_return(n, &pm->remaining);
-	u64 due, k;
+	u64 due = soft_sample_due(pm, n, can_sample), k;
 
-	do {
-		if (left > 0 || !can_sample)
-			return;
-		/* reload <= SOFT_MAX_PERIOD: neither side overflows. */
-		due = 1 + (u64)-left / pm->reload;
-	} while (!atomic64_try_cmpxchg(&pm->remaining, &left,
-				       left + due * pm->reload));
+	if (!due)
+		return;
 	for (k = 0; k < due && k < SOFT_BURST; k++) {
 		if (soft_sample_budget())
 			hwpmc_sample_take(pm, task, regs);
@@ -264,10 +302,19 @@ static u64 soft_runtime(struct task_struct *t, bool running, int cpu)
 	return sum;
 }
 
+/* @ns back to @pm's period (of this CPU's, if per CPU).  IRQs off. */
+static void soft_prof_give_back(struct hwpmc_pmc *pm, u64 ns)
+{
+	if (soft_prof_per_cpu(pm))
+		this_cpu_add(*(s64 __percpu *)pm->cls_pcpu, ns);
+	else
+		atomic64_add(ns, &pm->remaining);
+}
+
 /*
  * Give @ns back to the CLOCK.PROF samplers counting @task here: they
  * counted that much CPU time the scheduler did not charge.  No locks;
- * any context but NMI.
+ * IRQs off (a fold).
  */
 static void soft_prof_refund(struct task_struct *task, u64 ns)
 {
@@ -282,7 +329,7 @@ static void soft_prof_refund(struct task_struct *task, u64 ns)
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
 			if (soft_is(pt->pm, PMC_SOFT_CLOCK_PROF) &&
 			    hwpmc_is_sampling(pt->pm))
-				atomic64_add(ns, &pt->pm->remaining);
+				soft_prof_give_back(pt->pm, ns);
 	for (i = 0; READ_ONCE(sc->sys_prof) && i < SOFT_NROWS; i++) {
 		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
 
@@ -359,7 +406,9 @@ static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 /* The least of @ns and @pm's CPU time to its next sample, if sooner. */
 static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
 {
-	s64 left = atomic64_read(&pm->remaining);
+	s64 left = soft_prof_per_cpu(pm) ?
+		   this_cpu_read(*(s64 __percpu *)pm->cls_pcpu) :
+		   atomic64_read(&pm->remaining);
 	u64 due;
 
 	/*
@@ -555,7 +604,13 @@ static void soft_hook_event(enum hwpmc_kevent ev, struct task_struct *task,
 	}
 }
 
-/* Process exit hook (class op task_exit): the last thread's CPU time. */
+/*
+ * Thread exit hook (class op task_exit): the CPU time of a thread that
+ * exits, up to now.  A read looks for the in-flight time of a process's
+ * threads among those it still lists, which an exiting thread leaves
+ * (exit_notify()) well before its last switch-out; so what it ran is
+ * credited here, and only its last steps wait for that switch.
+ */
 static void hwpmc_soft_exit(struct task_struct *task)
 {
 	unsigned long flags;
@@ -910,6 +965,13 @@ static int soft_allocate(struct hwpmc_pmc *pm,
 
 	if (pm->event >= PMC_SOFT_NEVENTS || a->pm_config || a->pm_config1)
 		return -EINVAL;
+	/* Freed with pm by the core (after RCU), also if this fails. */
+	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm) &&
+	    !hwpmc_is_system(pm)) {
+		pm->cls_pcpu = alloc_percpu_gfp(s64, GFP_KERNEL_ACCOUNT);
+		if (!pm->cls_pcpu)
+			return -ENOMEM;
+	}
 	if (soft_event_hook[pm->event] >= 0) {
 		err = hwpmc_hook_get(soft_event_hook[pm->event]);
 		if (err)
@@ -953,7 +1015,16 @@ static void soft_release(struct hwpmc_pmc *pm)
  */
 static void soft_start(struct hwpmc_pmc *pm)
 {
+	unsigned int cpu;
+
 	atomic64_set(&pm->remaining, pm->reload);
+	/* Not running: no CPU folds it (a stop waited for them all). */
+	if (soft_prof_per_cpu(pm)) {
+		s64 __percpu *left = pm->cls_pcpu;
+
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(*per_cpu_ptr(left, cpu), pm->reload);
+	}
 	if (pm->event == PMC_SOFT_CLOCK_PROF)
 		soft_prof_sync();
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
