@@ -326,7 +326,8 @@ struct hwpmc_pmc {
 	unsigned int pflags;
 	bool priv_kernel;		/* hooks: hwpmc_priv_kernel() at alloc */
 	atomic64_t value;		/* hooks: the count */
-	atomic64_t remaining;		/* sampling: events to the next sample */
+	/* Sampling: events to the next sample (or see the class). */
+	atomic64_t remaining;
 	atomic64_t read_floor;		/* CLOCK.PROF: the highest value read */
 	unsigned long stop_gp;		/* RCU grace-period cookie at the last stop */
 	struct list_head cls_node;	/* for the class's own lists */

@@ -155,9 +155,13 @@ static bool soft_prof_per_cpu(const struct hwpmc_pmc *pm)
  * 0 while none did, or while no sample can be taken (@can_sample false:
  * the periods stay due).  Shared periods (every other sampler) are
  * settled by one compare-and-exchange, so that CPUs crediting the same
- * PMC at once never take a period twice; per-CPU ones (CLOCK.PROF,
- * process scope) only by this CPU, IRQs off (every CLOCK.PROF credit is
- * a fold).  No locks; any context but NMI.
+ * PMC at once never take a period twice.  Per-CPU ones (CLOCK.PROF,
+ * process scope) by this CPU alone, IRQs off (every CLOCK.PROF credit is
+ * a fold); the periods that end where no sample can be taken (a switch,
+ * an exit) are owed by the PMC (pm->remaining counts them for such a
+ * PMC), and the next timer that samples it, on any CPU, takes them, as
+ * a shared period would be: a thread that ended a period as it left
+ * does not lose it.  No locks; any context but NMI.
  */
 static u64 soft_sample_due(struct hwpmc_pmc *pm, u64 n, bool can_sample)
 {
@@ -168,8 +172,15 @@ static u64 soft_sample_due(struct hwpmc_pmc *pm, u64 n, bool can_sample)
 		lockdep_assert_irqs_disabled();
 		mine = this_cpu_ptr((s64 __percpu *)pm->cls_pcpu);
 		left = *mine - (s64)n;
-		due = left > 0 || !can_sample ? 0 : 1 + (u64)-left / pm->reload;
+		due = left > 0 ? 0 : 1 + (u64)-left / pm->reload;
 		*mine = left + due * pm->reload;
+		if (!can_sample) {
+			if (due)
+				atomic64_add(due, &pm->remaining);
+			return 0;
+		}
+		if (atomic64_read(&pm->remaining))
+			due += atomic64_xchg(&pm->remaining, 0);
 		return due;
 	}
 	left = atomic64_sub_return(n, &pm->remaining);
@@ -406,6 +417,7 @@ static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 /* The least of @ns and @pm's CPU time to its next sample, if sooner. */
 static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
 {
+	/* Per CPU: this CPU's (positive); owed periods wait for it. */
 	s64 left = soft_prof_per_cpu(pm) ?
 		   this_cpu_read(*(s64 __percpu *)pm->cls_pcpu) :
 		   atomic64_read(&pm->remaining);
@@ -1017,13 +1029,15 @@ static void soft_start(struct hwpmc_pmc *pm)
 {
 	unsigned int cpu;
 
-	atomic64_set(&pm->remaining, pm->reload);
 	/* Not running: no CPU folds it (a stop waited for them all). */
 	if (soft_prof_per_cpu(pm)) {
 		s64 __percpu *left = pm->cls_pcpu;
 
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(*per_cpu_ptr(left, cpu), pm->reload);
+		atomic64_set(&pm->remaining, 0);	/* no period owed */
+	} else {
+		atomic64_set(&pm->remaining, pm->reload);
 	}
 	if (pm->event == PMC_SOFT_CLOCK_PROF)
 		soft_prof_sync();
