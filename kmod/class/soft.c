@@ -659,13 +659,24 @@ static void soft_prof_sync(void)
  * snapshot, and its last reference goes after a grace period that this
  * RCU read side holds off.  Process context, RCU held.
  */
+/*
+ * The CPU time @t, running on @cpu, has used since @base was credited
+ * (0 if the scheduler's runtime is not past it).  Any context but NMI.
+ */
+static u64 soft_prof_since(struct task_struct *t, int cpu, u64 base)
+{
+	u64 rt = soft_runtime(t, true, cpu);
+
+	return rt > base ? rt - base : 0;
+}
+
 static u64 soft_prof_inflight_on(struct hwpmc_pmc *pm, unsigned int cpu,
 				 struct task_struct *want)
 {
 	struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
 	struct task_struct *t;
 	unsigned int seq;
-	u64 base, rt, in;
+	u64 base, in;
 
 	do {
 		in = 0;
@@ -674,10 +685,8 @@ static u64 soft_prof_inflight_on(struct hwpmc_pmc *pm, unsigned int cpu,
 		base = READ_ONCE(sc->prof_base);
 		if (t && !is_idle_task(t) &&
 		    (want ? t == want :
-		     hwpmc_is_system(pm) || hwpmc_target_find(t, pm))) {
-			rt = soft_runtime(t, true, cpu);
-			in = rt > base ? rt - base : 0;
-		}
+		     hwpmc_is_system(pm) || hwpmc_target_find(t, pm)))
+			in = soft_prof_since(t, cpu, base);
 	} while (read_seqcount_retry(&sc->prof_seq, seq));
 	return in;
 }
@@ -778,7 +787,7 @@ static bool soft_prof_read_self(struct hwpmc_pmc *pm, u64 *v)
 	struct hwpmc_target *pt;
 	struct soft_cpu *sc;
 	unsigned long flags;
-	u64 rt, in = 0;
+	u64 in = 0;
 	bool self;
 
 	local_irq_save(flags);
@@ -789,11 +798,9 @@ static bool soft_prof_read_self(struct hwpmc_pmc *pm, u64 *v)
 	       READ_ONCE(me->signal->nr_threads) == 1;
 	if (self) {
 		sc = this_cpu_ptr(&soft_cpu);
-		if (sc->prof_task == me) {
-			rt = soft_runtime(me, true, smp_processor_id());
-			if (rt > sc->prof_base)
-				in = rt - sc->prof_base;
-		}
+		if (sc->prof_task == me)
+			in = soft_prof_since(me, smp_processor_id(),
+					     sc->prof_base);
 		*v = atomic64_read(&pm->value) + in;
 	}
 	local_irq_restore(flags);
