@@ -824,39 +824,6 @@ static inline int hwpmc_wait_blocked(pid_t pid, pid_t tid, int ms)
 	return 0;
 }
 
-/*
- * Wait (up to @ms) until thread @tid of process @pid sleeps inside system
- * call @nr, and stays so for 100 ms: /proc's syscall file (root, or the
- * thread's own user) names the call it is in.  0 if it does.
- */
-static inline int hwpmc_wait_in_syscall(pid_t pid, pid_t tid, long nr, int ms)
-{
-	__u64 end = hwpmc_clock_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
-	char path[64], buf[256];
-	int seen = 0, fd;
-	ssize_t n;
-	char st;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
-		 (int)tid);
-	while (seen < 10) {
-		if (hwpmc_clock_ns(CLOCK_MONOTONIC) >= end)
-			return -1;
-		usleep(10000);
-		st = hwpmc_thread_state(pid, tid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0 || (st != 'S' && st != 'D')) {
-			seen = 0;
-			continue;
-		}
-		buf[n] = 0;
-		seen = strtol(buf, NULL, 10) == nr ? seen + 1 : 0;
-	}
-	return 0;
-}
 
 /* Run @fn(@arg) in a child; its exit code (fn's value & 0xff), or -1. */
 static inline int hwpmc_run_in_child(int (*fn)(void *), void *arg)

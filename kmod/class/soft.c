@@ -427,12 +427,19 @@ static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
 	 * Periods already due (they ended in the scheduler or on another
 	 * CPU) are taken with the next one, a period of CPU time from now,
 	 * where the target runs, not at the first point after its
-	 * switch-in where interrupts are on.
+	 * switch-in where interrupts are on.  A timer that fired late
+	 * (interrupts were off, or the virtual CPU did not run) leaves
+	 * little of the next period: that one is taken half a period from
+	 * now at the soonest, with the following one if it ended too, and
+	 * not as soon as interrupts are on again on the way out of this
+	 * one (the period ended in the last sample's own handling; its
+	 * CPU time is credited to the context interrupted next).
 	 */
 	if (left <= 0)
 		due = pm->reload;
 	else
-		due = max_t(u64, left, SOFT_PROF_MIN_NS);
+		due = max_t(u64, left,
+			    max_t(u64, SOFT_PROF_MIN_NS, pm->reload / 2));
 
 	return !ns || due < ns ? due : ns;
 }
