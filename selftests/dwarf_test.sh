@@ -21,22 +21,11 @@ REPORT=$TOOLS/hwpmc-report
 PROG=$TOOLS/hwpmc-record-dwarfpath
 PATH4="main;dwarf_a;dwarf_b;dwarf_leaf"
 
-for f in "$RECORD" "$REPORT" "$PROG"; do
-	if [ ! -x "$f" ]; then
-		skip "dwarf callchains" "not built: $f"
-		finish
-	fi
-done
-if [ ! -c /dev/hwpmc ]; then
-	skip "dwarf callchains" "no /dev/hwpmc: the module is not loaded"
-	finish
-fi
+need_tools "dwarf callchains" "$RECORD" "$REPORT" "$PROG"
 
 T=$(mktemp -d /tmp/dwarf_test.XXXXXX)
 chmod 755 "$T"
 trap 'rm -rf "$T"' EXIT
-log() { echo "# $*"; }
-show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }
 
 # Of the folded stacks (--user), the samples whose leaf is dwarf_leaf and
 # those of them with the full path: "FULL TOTAL".

@@ -19,18 +19,7 @@ HOT=$TOOLS/hwpmc-record-hotpath
 T=$(mktemp -d /tmp/export_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-for f in "$RECORD" "$REPORT" "$HOT"; do
-	if [ ! -x "$f" ]; then
-		skip "export" "not built: $f"
-		finish
-	fi
-done
-if [ ! -c /dev/hwpmc ]; then
-	skip "export" "no /dev/hwpmc: the module is not loaded"
-	finish
-fi
-log() { echo "# $*"; }
-show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }
+need_tools "export" "$RECORD" "$REPORT" "$HOT"
 
 cd "$T" || exit 1
 "$RECORD" -g -o hot.data -- "$HOT" 0.5 >record.out 2>&1

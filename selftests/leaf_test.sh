@@ -24,16 +24,7 @@ PROG=$TOOLS/hwpmc-record-leafpath
 PATH3="main;leaf_mid;leaf_hot"
 RELEASE_KO=${BIN%/userland}/$(uname -r)/hwpmc.ko
 
-for f in "$RECORD" "$REPORT" "$PROG"; do
-	if [ ! -x "$f" ]; then
-		skip "leaf callers" "not built: $f"
-		finish
-	fi
-done
-if [ ! -c /dev/hwpmc ]; then
-	skip "leaf callers" "no /dev/hwpmc: the module is not loaded"
-	finish
-fi
+need_tools "leaf callers" "$RECORD" "$REPORT" "$PROG"
 
 T=$(mktemp -d /tmp/leaf_test.XXXXXX)
 chmod 755 "$T"
@@ -43,8 +34,6 @@ restore_module() {
 	rm -f "$T/nostack"
 }
 trap 'restore_module; rm -rf "$T"' EXIT
-log() { echo "# $*"; }
-show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }
 
 # Of the folded stacks (--user), the samples whose leaf is leaf_hot and
 # those of them with main;leaf_mid;leaf_hot: "FULL TOTAL".

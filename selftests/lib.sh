@@ -34,6 +34,28 @@ finish() {
 	exit 1
 }
 
+# A tool test's preconditions: every FILE built and the module loaded;
+# else one skip named NAME, and the test ends there.
+#   need_tools NAME FILE...
+need_tools() {
+	local name=$1 f
+	shift
+	for f in "$@"; do
+		if [ ! -x "$f" ]; then
+			skip "$name" "not built: $f"
+			finish
+		fi
+	done
+	if [ ! -c /dev/hwpmc ]; then
+		skip "$name" "no /dev/hwpmc: the module is not loaded"
+		finish
+	fi
+}
+
+# A comment line; a file shown as TAP comments (its first N lines, 40).
+log() { echo "# $*"; }
+show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }
+
 # Unload hwpmc, retrying for 5 s while a just-exited user still holds it,
 # then load the module file $1 with the parameters that follow.
 swap_module() {

@@ -24,22 +24,12 @@ T=$(mktemp -d /tmp/perfagree_test.XXXXXX)
 mkdir "$T/n" && chmod 755 "$T" && chmod 777 "$T/n"
 trap 'rm -rf "$T"' EXIT
 
-for f in "$RECORD" "$REPORT" "$HOT"; do
-	if [ ! -x "$f" ]; then
-		skip "profiles against perf" "not built: $f"
-		finish
-	fi
-done
-if [ ! -c /dev/hwpmc ]; then
-	skip "profiles against perf" "no /dev/hwpmc: the module is not loaded"
-	finish
-fi
+need_tools "profiles against perf" "$RECORD" "$REPORT" "$HOT"
 if ! command -v perf >/dev/null; then
 	skip "profiles against perf" "no perf (linux-perf: scripts/deps)"
 	finish
 fi
 cd "$T" || exit 1
-show() { head -n "${2:-12}" "$1" | sed 's/^/#   /'; }
 
 # "hot warm kernel" self shares (percent) of a flat report: hwpmc-report's
 # "Children Self Samples Command Dso [x] sym" or perf report's

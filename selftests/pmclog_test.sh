@@ -13,14 +13,7 @@ PRINT=$BIN/libhwpmc/examples/pmclog-print
 T=$(mktemp -d /tmp/pmclog_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-if [ ! -x "$LIVE" ]; then
-	skip "pmclog-live" "not built: $LIVE"
-	finish
-fi
-if [ ! -c /dev/hwpmc ]; then
-	skip "pmclog-live" "no /dev/hwpmc: the module is not loaded"
-	finish
-fi
+need_tools "pmclog-live" "$LIVE"
 
 "$LIVE" "$T" >"$T/out" 2>&1
 rc=$?

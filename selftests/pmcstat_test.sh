@@ -14,10 +14,7 @@ T=$(mktemp -d /tmp/pmcstat_test.XXXXXX)
 chmod 0777 "$T"
 trap 'rm -rf "$T"' EXIT
 
-for f in "$PMCSTAT" "$HOT"; do
-	[ -x "$f" ] || { skip "pmcstat" "not built: $f"; finish; }
-done
-[ -c /dev/hwpmc ] || { skip "pmcstat" "no /dev/hwpmc: the module is not loaded"; finish; }
+need_tools "pmcstat" "$PMCSTAT" "$HOT"
 
 show() { head -n "${2:-30}" "$1" | sed 's/^/#   /'; }
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }

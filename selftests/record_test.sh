@@ -18,20 +18,7 @@ HOT=$TOOLS/hwpmc-record-hotpath
 T=$(mktemp -d /tmp/record_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-for f in "$RECORD" "$REPORT" "$TOP" "$HOT"; do
-	if [ ! -x "$f" ]; then
-		skip "hwpmc-record" "not built: $f"
-		finish
-	fi
-done
-if [ ! -c /dev/hwpmc ]; then
-	skip "hwpmc-record" "no /dev/hwpmc: the module is not loaded"
-	finish
-fi
-
-log() { echo "# $*"; }
-# Show a file as TAP comments (at most N lines).
-show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }
+need_tools "hwpmc-record" "$RECORD" "$REPORT" "$TOP" "$HOT"
 
 # The entries of a flat profile: "Children Self Samples Command Dso [x] sym..."
 entries() { grep -v '^#' "$1" | grep -E '^ +[0-9.]+% +[0-9.]+%'; }

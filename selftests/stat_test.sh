@@ -10,14 +10,7 @@ STAT=$BIN/tools/hwpmc-stat
 T=$(mktemp -d /tmp/stat_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-if [ ! -x "$STAT" ]; then
-	skip "hwpmc-stat" "not built: $STAT"
-	finish
-fi
-if [ ! -c /dev/hwpmc ]; then
-	skip "hwpmc-stat" "no /dev/hwpmc: the module is not loaded"
-	finish
-fi
+need_tools "hwpmc-stat" "$STAT"
 
 # A single-threaded program without children that reports its own context
 # switches (/proc/self/status) at its very end: a busybox sh script run by
