@@ -448,10 +448,9 @@ static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
  * When this CPU's CLOCK.PROF timer must fire for @task (current or being
  * switched in): after the least CPU time any sampler counting @task here
  * (its process's, this CPU's system-scope ones) has left to its next
- * sample, at least SOFT_PROF_MIN_NS; at most a tick later, since the
- * threads of a process on other CPUs use the same period.  0: no timer,
- * no sampler counts @task here.  RCU read side, no lock; any context but
- * NMI.
+ * sample on this CPU (each counts its periods per CPU), at least
+ * SOFT_PROF_MIN_NS.  0: no timer, no sampler counts @task here.  RCU read
+ * side, no lock; any context but NMI.
  */
 static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task)
 {
@@ -478,7 +477,7 @@ static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task)
 			ns = soft_prof_sooner(ns, pm);
 	}
 	rcu_read_unlock();
-	return ns ? min_t(u64, ns, TICK_NSEC) : 0;
+	return ns;
 }
 
 /*
