@@ -139,10 +139,16 @@ static bool soft_sample_budget(void)
 
 /*
  * Does @pm count its periods per CPU?  A process-scope CLOCK.PROF
- * sampler does (soft_prof_left): each CPU samples when the target
- * threads running there have used a period of CPU time, so that its
- * timer fires once per sample and the sample falls where that CPU used
- * the period, not where another CPU's use ended a shared one.  Any
+ * sampler does: each CPU that runs its targets keeps the CPU time left to
+ * its next sample there (pm->cls_pcpu), so that its timer fires once per
+ * sample and the sample falls where that CPU used the period, not where
+ * another CPU's use ended a shared one.  When a CPU stops running a
+ * target (a switch, an exit) or folds outside its timer (start, stop,
+ * attach), what it used of its period goes to the PMC's pool
+ * (pm->remaining, in ns for such a PMC), and the next CPU that arms its
+ * timer for a target takes the pool into its own period
+ * (soft_prof_pull()): so no CPU time is lost between CPUs, the samples
+ * stay CPU time x rate, and a thread that moves keeps its phase.  Any
  * context but NMI.
  */
 static bool soft_prof_per_cpu(const struct hwpmc_pmc *pm)
@@ -150,18 +156,27 @@ static bool soft_prof_per_cpu(const struct hwpmc_pmc *pm)
 	return pm->cls_pcpu;
 }
 
+static s64 *soft_prof_left(struct hwpmc_pmc *pm)
+{
+	return this_cpu_ptr((s64 __percpu *)pm->cls_pcpu);
+}
+
+/* This CPU takes @pm's pool into its period.  IRQs off. */
+static void soft_prof_pull(struct hwpmc_pmc *pm)
+{
+	if (atomic64_read(&pm->remaining))
+		*soft_prof_left(pm) -= atomic64_xchg(&pm->remaining, 0);
+}
+
 /*
  * How many of @pm's periods ended with @n more events, the debt settled;
  * 0 while none did, or while no sample can be taken (@can_sample false:
  * the periods stay due).  Shared periods (every other sampler) are
  * settled by one compare-and-exchange, so that CPUs crediting the same
- * PMC at once never take a period twice.  Per-CPU ones (CLOCK.PROF,
- * process scope) by this CPU alone, IRQs off (every CLOCK.PROF credit is
- * a fold); the periods that end where no sample can be taken (a switch,
- * an exit) are owed by the PMC (pm->remaining counts them for such a
- * PMC), and the next timer that samples it, on any CPU, takes them, as
- * a shared period would be: a thread that ended a period as it left
- * does not lose it.  No locks; any context but NMI.
+ * PMC at once never take a period twice.  Per-CPU ones by this CPU alone,
+ * IRQs off (every CLOCK.PROF credit is a fold); a fold that cannot sample
+ * hands what this CPU used of its period to the pool (see
+ * soft_prof_per_cpu()).  No locks; any context but NMI.
  */
 static u64 soft_sample_due(struct hwpmc_pmc *pm, u64 n, bool can_sample)
 {
@@ -170,17 +185,15 @@ static u64 soft_sample_due(struct hwpmc_pmc *pm, u64 n, bool can_sample)
 
 	if (soft_prof_per_cpu(pm)) {
 		lockdep_assert_irqs_disabled();
-		mine = this_cpu_ptr((s64 __percpu *)pm->cls_pcpu);
+		mine = soft_prof_left(pm);
 		left = *mine - (s64)n;
-		due = left > 0 ? 0 : 1 + (u64)-left / pm->reload;
-		*mine = left + due * pm->reload;
 		if (!can_sample) {
-			if (due)
-				atomic64_add(due, &pm->remaining);
+			atomic64_add((s64)pm->reload - left, &pm->remaining);
+			*mine = pm->reload;
 			return 0;
 		}
-		if (atomic64_read(&pm->remaining))
-			due += atomic64_xchg(&pm->remaining, 0);
+		due = left > 0 ? 0 : 1 + (u64)-left / pm->reload;
+		*mine = left + due * pm->reload;
 		return due;
 	}
 	left = atomic64_sub_return(n, &pm->remaining);
@@ -313,11 +326,11 @@ static u64 soft_runtime(struct task_struct *t, bool running, int cpu)
 	return sum;
 }
 
-/* @ns back to @pm's period (of this CPU's, if per CPU).  IRQs off. */
+/* @ns back to @pm's period (this CPU's, if per CPU).  IRQs off. */
 static void soft_prof_give_back(struct hwpmc_pmc *pm, u64 ns)
 {
 	if (soft_prof_per_cpu(pm))
-		this_cpu_add(*(s64 __percpu *)pm->cls_pcpu, ns);
+		*soft_prof_left(pm) += ns;
 	else
 		atomic64_add(ns, &pm->remaining);
 }
@@ -414,14 +427,23 @@ static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 	raw_write_seqcount_end(&sc->prof_seq);
 }
 
-/* The least of @ns and @pm's CPU time to its next sample, if sooner. */
+/*
+ * The least of @ns and @pm's CPU time to its next sample on this CPU, if
+ * sooner; a per-CPU sampler's pool is taken into this CPU's period here.
+ * IRQs off, on this CPU (switch, timer, IPI).
+ */
 static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
 {
-	/* Per CPU: this CPU's (positive); owed periods wait for it. */
-	s64 left = soft_prof_per_cpu(pm) ?
-		   this_cpu_read(*(s64 __percpu *)pm->cls_pcpu) :
-		   atomic64_read(&pm->remaining);
+	s64 left;
 	u64 due;
+
+	/* Per CPU: this CPU's, with what other CPUs handed over. */
+	if (soft_prof_per_cpu(pm)) {
+		soft_prof_pull(pm);
+		left = *soft_prof_left(pm);
+	} else {
+		left = atomic64_read(&pm->remaining);
+	}
 
 	/*
 	 * Periods already due (they ended in the scheduler or on another
@@ -450,7 +472,7 @@ static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
  * (its process's, this CPU's system-scope ones) has left to its next
  * sample on this CPU (each counts its periods per CPU), at least
  * SOFT_PROF_MIN_NS.  0: no timer, no sampler counts @task here.  RCU read
- * side, no lock; any context but NMI.
+ * side, no lock; IRQs off, on this CPU.
  */
 static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task)
 {
@@ -1048,7 +1070,7 @@ static void soft_start(struct hwpmc_pmc *pm)
 
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(*per_cpu_ptr(left, cpu), pm->reload);
-		atomic64_set(&pm->remaining, 0);	/* no period owed */
+		atomic64_set(&pm->remaining, 0);	/* an empty pool */
 	} else {
 		atomic64_set(&pm->remaining, pm->reload);
 	}
