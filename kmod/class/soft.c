@@ -104,6 +104,8 @@ static atomic_t soft_prof_nts;		/* ... of them process-scope */
 #define SOFT_MAX_PERIOD		BIT_ULL(62)
 /* The shortest timer period; the longest is the scheduler tick. */
 #define SOFT_PROF_MIN_NS	(10 * NSEC_PER_USEC)
+/* CPU time after a target's switch-in (at most) to take a period due. */
+#define SOFT_PROF_DUE_NS	(100 * NSEC_PER_USEC)
 /* Samples taken at once when several periods are due; the rest throttled. */
 #define SOFT_BURST		64
 
@@ -430,9 +432,10 @@ static void soft_prof_fold(struct soft_cpu *sc, struct task_struct *task,
 /*
  * The least of @ns and @pm's CPU time to its next sample on this CPU, if
  * sooner; a per-CPU sampler's pool is taken into this CPU's period here.
- * IRQs off, on this CPU (switch, timer, IPI).
+ * @spaced: the timer just sampled.  IRQs off, on this CPU (switch, timer,
+ * IPI).
  */
-static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
+static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm, bool spaced)
 {
 	s64 left;
 	u64 due;
@@ -444,24 +447,26 @@ static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
 	} else {
 		left = atomic64_read(&pm->remaining);
 	}
-
 	/*
 	 * Periods already due (they ended in the scheduler or on another
-	 * CPU) are taken with the next one, a period of CPU time from now,
-	 * where the target runs, not at the first point after its
-	 * switch-in where interrupts are on.  A timer that fired late
-	 * (interrupts were off, or the virtual CPU did not run) leaves
-	 * little of the next period: that one is taken half a period from
-	 * now at the soonest, with the following one if it ended too, and
-	 * not as soon as interrupts are on again on the way out of this
-	 * one (the period ended in the last sample's own handling; its
-	 * CPU time is credited to the context interrupted next).
+	 * CPU) are taken SOFT_PROF_DUE_NS (or a period, if shorter) of CPU
+	 * time from now, where the target runs, not at the first point
+	 * after its switch-in where interrupts are on.  After a sample
+	 * that fired late (interrupts were off, or the virtual CPU did not
+	 * run), little is left of the next period: that one is taken half
+	 * a period from now at the soonest, with the following one if it
+	 * ended too, and not as soon as interrupts are on again on the way
+	 * out of this one (the period ended in the last sample's own
+	 * handling; its CPU time is credited to the context interrupted
+	 * next).
 	 */
 	if (left <= 0)
-		due = pm->reload;
-	else
+		due = min_t(u64, pm->reload, SOFT_PROF_DUE_NS);
+	else if (spaced)
 		due = max_t(u64, left,
 			    max_t(u64, SOFT_PROF_MIN_NS, pm->reload / 2));
+	else
+		due = max_t(u64, left, SOFT_PROF_MIN_NS);
 
 	return !ns || due < ns ? due : ns;
 }
@@ -471,10 +476,12 @@ static u64 soft_prof_sooner(u64 ns, struct hwpmc_pmc *pm)
  * switched in): after the least CPU time any sampler counting @task here
  * (its process's, this CPU's system-scope ones) has left to its next
  * sample on this CPU (each counts its periods per CPU), at least
- * SOFT_PROF_MIN_NS.  0: no timer, no sampler counts @task here.  RCU read
- * side, no lock; IRQs off, on this CPU.
+ * SOFT_PROF_MIN_NS (@spaced: the timer, after its sample, see
+ * soft_prof_sooner()).  0: no timer, no sampler counts @task here.  RCU
+ * read side, no lock; IRQs off, on this CPU.
  */
-static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task)
+static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task,
+			  bool spaced)
 {
 	struct hwpmc_process *pp;
 	struct hwpmc_target *pt;
@@ -490,13 +497,13 @@ static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task)
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node)
 			if (soft_is(pt->pm, PMC_SOFT_CLOCK_PROF) &&
 			    hwpmc_is_sampling(pt->pm))
-				ns = soft_prof_sooner(ns, pt->pm);
+				ns = soft_prof_sooner(ns, pt->pm, spaced);
 	for (i = 0; READ_ONCE(sc->sys_prof) && i < SOFT_NROWS; i++) {
 		struct hwpmc_pmc *pm = rcu_dereference(sc->sys[i]);
 
 		if (pm && soft_is(pm, PMC_SOFT_CLOCK_PROF) &&
 		    hwpmc_is_sampling(pm))
-			ns = soft_prof_sooner(ns, pm);
+			ns = soft_prof_sooner(ns, pm, spaced);
 	}
 	rcu_read_unlock();
 	return ns;
@@ -510,7 +517,7 @@ static u64 soft_prof_next(struct soft_cpu *sc, struct task_struct *task)
  */
 static void soft_prof_arm(struct soft_cpu *sc, struct task_struct *task)
 {
-	u64 ns = soft_prof_next(sc, task);
+	u64 ns = soft_prof_next(sc, task, false);
 
 	if (!ns) {
 		if (sc->prof_on)
@@ -888,7 +895,7 @@ static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	}
 	soft_prof_fold(sc, current, false, get_irq_regs());
-	ns = soft_prof_next(sc, current);
+	ns = soft_prof_next(sc, current, true);
 	if (!ns) {
 		sc->prof_on = false;
 		return HRTIMER_NORESTART;
