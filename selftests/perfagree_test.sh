@@ -10,9 +10,9 @@
 # within a few points: 6 for hot and the kernel, 4 for warm (at 4 kHz, 1 s
 # of CPU time gives about 4,000 samples each: a share's own spread is
 # about 0.5 points).  hwpmc records as root and as uid 65534 (perf as
-# root); an unprivileged log has no kernel frames (a sample taken in the
-# kernel carries the user PC it entered from), so uid 65534's kernel share
-# is not compared.
+# root); an unprivileged log shows no kernel frames (a sample taken in the
+# kernel is "[kernel hidden]"), so uid 65534's kernel share is not
+# compared.
 . "$(dirname "$0")/lib.sh"
 
 TOOLS=${HWPMC_TOOLS:-$BIN/tools}
@@ -31,14 +31,16 @@ if ! command -v perf >/dev/null; then
 fi
 cd "$T" || exit 1
 
-# "hot warm kernel" self shares (percent) of a flat report: hwpmc-report's
-# "Children Self Samples Command Dso [x] sym" or perf report's
-# "Overhead [x] sym" (--no-children --sort sym).
+# "hot warm kernel" self shares (percent) of the program's own samples in
+# a flat report: hwpmc-report's "Children Self Samples Command Dso [x]
+# sym" (its rows of other commands left out: hwpmc-record follows the
+# child from its fork, perf from its exec) or perf report's "Overhead
+# [x] sym" (--no-children --sort sym), renormalized to those samples.
 shares() {
 	python3 - "$1" "$2" <<'EOF'
 import re, sys
 kind, path = sys.argv[1], sys.argv[2]
-hot = warm = kern = 0.0
+hot = warm = kern = total = 0.0
 for line in open(path, errors="replace"):
     if line.startswith("#"):
         continue
@@ -46,7 +48,14 @@ for line in open(path, errors="replace"):
     m = re.search(r"\[([.k])\]\s+(.*\S)\s*$", line)
     if not pcts or not m:
         continue
-    self_pct = float(pcts[1] if kind == "hwpmc" and len(pcts) > 1 else pcts[0])
+    if kind == "hwpmc":
+        fields = line.split()
+        if len(pcts) < 2 or len(fields) < 4 or fields[3] != "hwpmc-record-hotpath":
+            continue
+        self_pct = float(pcts[1])
+    else:
+        self_pct = float(pcts[0])
+    total += self_pct
     space, sym = m.group(1), m.group(2)
     if space == "k":
         kern += self_pct
@@ -54,7 +63,8 @@ for line in open(path, errors="replace"):
         hot += self_pct
     elif sym.startswith("hotpath::warm"):
         warm += self_pct
-print(f"{hot:.2f} {warm:.2f} {kern:.2f}")
+total = total or 1
+print(f"{100 * hot / total:.2f} {100 * warm / total:.2f} {100 * kern / total:.2f}")
 EOF
 }
 
