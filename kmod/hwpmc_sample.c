@@ -185,6 +185,39 @@ static void hwpmc_ring_kick(struct irq_work *w)
 }
 
 /*
+ * One user frame at @fp (below TASK_SIZE_MAX, aligned) into @frame, not
+ * faulting.  The first read of a walk (*@seen false) is
+ * copy_from_user_nofault(), which also makes sure that the user memory
+ * this CPU sees is current's (an NMI may come in the middle of a switch
+ * of address spaces); the walk's later reads, in the same interrupt,
+ * need only __get_user() with page faults disabled: a few instructions
+ * where the checked copy costs a hundred, as perf walks them.  NMI
+ * context: no locks.
+ */
+struct hwpmc_uframe {
+	unsigned long next, ret;
+};
+
+static int hwpmc_user_frame(struct hwpmc_uframe *frame, unsigned long fp,
+			    bool *seen)
+{
+	struct hwpmc_uframe __user *uf = (struct hwpmc_uframe __user *)fp;
+	int err;
+
+	if (!*seen) {
+		if (copy_from_user_nofault(frame, uf, sizeof(*frame)))
+			return -EFAULT;
+		*seen = true;
+		return 0;
+	}
+	pagefault_disable();
+	err = __get_user(frame->next, &uf->next) ?:
+	      __get_user(frame->ret, &uf->ret);
+	pagefault_enable();
+	return err;
+}
+
+/*
  * The callchain of the interrupted context: kernel frames (ORC unwinder)
  * when kernel mode was interrupted, then user frames by frame pointers,
  * read without faulting.  @kern false (the owner may not see kernel
@@ -200,6 +233,7 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 	struct pt_regs *uregs = NULL;
 	struct unwind_state state;
 	unsigned long fp;
+	bool seen = false;
 
 	if (regs && !user_mode(regs) && !kern) {
 		s->flags |= PMCLOG_CC_F_KERNEL_HIDDEN;
@@ -238,13 +272,12 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 		 * segment in the saved registers says which it is.
 		 */
 		while (chain && n < max && user_64bit_mode(uregs)) {
-			struct { unsigned long next, ret; } frame;
+			struct hwpmc_uframe frame;
 
 			if (!fp || (fp & (sizeof(long) - 1)) ||
 			    fp >= TASK_SIZE_MAX - sizeof(frame))
 				break;
-			if (copy_from_user_nofault(&frame, (void __user *)fp,
-						   sizeof(frame)))
+			if (hwpmc_user_frame(&frame, fp, &seen))
 				break;
 			if (!frame.ret || (!kern && frame.ret >= TASK_SIZE_MAX))
 				break;
@@ -479,7 +512,7 @@ void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n)
 }
 
 /*
- * The USERSTACK record of @s at @us (zeroed, @len bytes), from the stack
+ * The USERSTACK record of @s at @us (@len bytes, all written here), from the stack
  * copy of slot @idx of CPU @cpu's ring, in the area of the tier the
  * sampler copied into.  With the log's lock held, by the drainer (which
  * holds hwpmc_drain_lock) or by the sampler itself in hard interrupt
@@ -493,6 +526,7 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 	struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
 	unsigned int tier = s->us_tier;
 	char *area = tier < HWPMC_US_TIERS ? READ_ONCE(r->ustack[tier]) : NULL;
+	u32 off = sizeof(*us);
 
 	if (idx == hwpmc_nsamples) {
 		/* The scratch slot's copy: its own room, offset 0. */
@@ -510,9 +544,13 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 	us->pl_size = s->us_size;
 	us->pl_copied = s->us_copied;
 	memcpy(us->pl_regs, s->us_regs, sizeof(us->pl_regs));
-	if (s->us_copied && area)
+	if (s->us_copied && area) {
 		memcpy(us->pl_stack, area + idx *
 		       READ_ONCE(hwpmc_ustack_stride[tier]), s->us_copied);
+		off += s->us_copied;
+	}
+	/* The padding (and a copy that has no area any more). */
+	memset((char *)us + off, 0, len - off);
 }
 
 /*
@@ -543,7 +581,8 @@ static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 		return;
 	}
 	/* One reservation: both records are logged, or the sample dropped. */
-	cc = hwpmc_log_reserve(log, PMCLOG_TYPE_CALLCHAIN, len + uslen, &flags);
+	cc = hwpmc_log_reserve_filled(log, PMCLOG_TYPE_CALLCHAIN, len + uslen,
+				      &flags);
 	if (cc) {
 		cc->pl_hdr.pl_len = len;
 		cc->pl_hdr.pl_time = s->time;
@@ -554,6 +593,7 @@ static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 		cc->pl_flags = s->flags;
 		cc->pl_nkernel = s->nkernel;
 		cc->pl_npc = s->npc;
+		cc->pl_reserved = 0;
 		memcpy(cc->pl_pc, s->pc, s->npc * sizeof(u64));
 		if (uslen)
 			hwpmc_sample_log_ustack(s, (void *)((char *)cc + len),
