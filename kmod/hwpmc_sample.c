@@ -186,17 +186,28 @@ static void hwpmc_ring_kick(struct irq_work *w)
 
 /*
  * One user frame at @fp (below TASK_SIZE_MAX, aligned) into @frame, not
- * faulting.  The first read of a walk (*@seen false) is
+ * faulting.  In NMI context the first read of a walk (*@seen false) is
  * copy_from_user_nofault(), which also makes sure that the user memory
  * this CPU sees is current's (an NMI may come in the middle of a switch
- * of address spaces); the walk's later reads, in the same interrupt,
- * need only __get_user() with page faults disabled: a few instructions
- * where the checked copy costs a hundred, as perf walks them.  NMI
- * context: no locks.
+ * of address spaces, which runs with interrupts off: any other context
+ * sees current's, hwpmc_user_sees_current()); every other read needs
+ * only __get_user() with page faults disabled: a few instructions where
+ * the checked copy costs a few hundred (its hardened-usercopy checks),
+ * as perf walks them.  NMI context: no locks.
  */
 struct hwpmc_uframe {
 	unsigned long next, ret;
 };
+
+/*
+ * Is the user memory this CPU sees current's without asking (see
+ * hwpmc_user_frame())?  Callers read only a user task's memory (an mm,
+ * not PF_KTHREAD).  Any context.
+ */
+static bool hwpmc_user_sees_current(void)
+{
+	return !in_nmi();
+}
 
 static int hwpmc_user_frame(struct hwpmc_uframe *frame, unsigned long fp,
 			    bool *seen)
@@ -232,8 +243,8 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 	unsigned int max = hwpmc_callchaindepth, n = 0;
 	struct pt_regs *uregs = NULL;
 	struct unwind_state state;
+	bool seen = hwpmc_user_sees_current();
 	unsigned long fp;
-	bool seen = false;
 
 	if (regs && !user_mode(regs) && !kern) {
 		s->flags |= PMCLOG_CC_F_KERNEL_HIDDEN;
@@ -382,6 +393,27 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	}
 	size = min(size, stride);
 	sp = uregs->sp;
+	/*
+	 * A small copy from an aligned stack pointer, below TASK_SIZE_MAX
+	 * whole, where the memory seen is current's: 8 bytes at a time by
+	 * __get_user() (an aligned word never spans two pages, so the copy
+	 * still stops at the first page that fails), without the checked
+	 * copy's costs.  Otherwise a page at a time, checked.
+	 */
+	if (size <= PMC_USTACK_SMALL && IS_ALIGNED(sp, 8) &&
+	    sp <= TASK_SIZE_MAX - size && hwpmc_user_sees_current()) {
+		const u64 __user *src = (const u64 __user *)sp;
+		u64 w;
+
+		pagefault_disable();
+		for (; done + 8 <= size; done += 8, src++) {
+			if (__get_user(w, src))
+				break;
+			*(u64 *)(dst + done) = w;
+		}
+		pagefault_enable();
+		size = done;	/* short or whole: no more */
+	}
 	while (done < size) {
 		addr = sp + done;
 		if (addr < sp)
