@@ -23,7 +23,7 @@
  *
  * A sample taken in hard interrupt context but not NMI (the SOFT class's
  * timers: CLOCK.PROF, CLOCK.HARD) is not queued: it is captured into its
- * CPU's scratch slot (one past the ring's, with its stack area) and
+ * CPU's scratch slot (one past the ring's, and a stack copy's room) and
  * logged at once, as perf writes its samples from its timer, so that it
  * costs no drainer, no wake-up and no second copy.  Hard interrupts do
  * not nest, and an NMI that comes meanwhile uses the ring.  A record the
@@ -185,29 +185,20 @@ static void hwpmc_ring_kick(struct irq_work *w)
 }
 
 /*
- * One user frame at @fp (below TASK_SIZE_MAX, aligned) into @frame, not
- * faulting.  In NMI context the first read of a walk (*@seen false) is
- * copy_from_user_nofault(), which also makes sure that the user memory
- * this CPU sees is current's (an NMI may come in the middle of a switch
- * of address spaces, which runs with interrupts off: any other context
- * sees current's, hwpmc_user_sees_current()); every other read needs
+ * Reads of current's user memory for one sample (the stack copy's words,
+ * the frames of the walk; the addresses checked below TASK_SIZE_MAX by
+ * the caller), not faulting.  The sample's first read (*@seen false) is
+ * copy_from_user_nofault(), which also makes sure that the memory this
+ * CPU sees is current's (not so in an NMI in the middle of a switch of
+ * address spaces, nor during an EFI call); the sample's other reads, in
+ * the same section without preemption, where that cannot change, need
  * only __get_user() with page faults disabled: a few instructions where
  * the checked copy costs a few hundred (its hardened-usercopy checks),
- * as perf walks them.  NMI context: no locks.
+ * as perf walks frames.  NMI context: no locks.
  */
 struct hwpmc_uframe {
 	unsigned long next, ret;
 };
-
-/*
- * Is the user memory this CPU sees current's without asking (see
- * hwpmc_user_frame())?  Callers read only a user task's memory (an mm,
- * not PF_KTHREAD).  Any context.
- */
-static bool hwpmc_user_sees_current(void)
-{
-	return !in_nmi();
-}
 
 static int hwpmc_user_frame(struct hwpmc_uframe *frame, unsigned long fp,
 			    bool *seen)
@@ -228,6 +219,23 @@ static int hwpmc_user_frame(struct hwpmc_uframe *frame, unsigned long fp,
 	return err;
 }
 
+/* One 8-byte word at @src, as hwpmc_user_frame().  NMI context too. */
+static int hwpmc_user_word(u64 *w, const u64 __user *src, bool *seen)
+{
+	int err;
+
+	if (!*seen) {
+		if (copy_from_user_nofault(w, src, sizeof(*w)))
+			return -EFAULT;
+		*seen = true;
+		return 0;
+	}
+	pagefault_disable();
+	err = __get_user(*w, src);
+	pagefault_enable();
+	return err;
+}
+
 /*
  * The callchain of the interrupted context: kernel frames (ORC unwinder)
  * when kernel mode was interrupted, then user frames by frame pointers,
@@ -238,12 +246,11 @@ static int hwpmc_user_frame(struct hwpmc_uframe *frame, unsigned long fp,
  * ever recorded.  Runs in NMI context: no locks, no allocation.
  */
 static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
-			    bool chain, bool kern)
+			    bool chain, bool kern, bool *seen)
 {
 	unsigned int max = hwpmc_callchaindepth, n = 0;
 	struct pt_regs *uregs = NULL;
 	struct unwind_state state;
-	bool seen = hwpmc_user_sees_current();
 	unsigned long fp;
 
 	if (regs && !user_mode(regs) && !kern) {
@@ -288,7 +295,7 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 			if (!fp || (fp & (sizeof(long) - 1)) ||
 			    fp >= TASK_SIZE_MAX - sizeof(frame))
 				break;
-			if (hwpmc_user_frame(&frame, fp, &seen))
+			if (hwpmc_user_frame(&frame, fp, seen))
 				break;
 			if (!frame.ret || (!kern && frame.ret >= TASK_SIZE_MAX))
 				break;
@@ -337,7 +344,7 @@ static struct pt_regs *hwpmc_user_regs(struct pt_regs *regs)
  */
 static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 			 unsigned long idx, struct pt_regs *uregs, u32 size,
-			 bool kern, bool copy)
+			 bool kern, bool copy, bool *seen)
 {
 	unsigned int tier = hwpmc_ustack_tier(size);
 	bool scratch = idx == hwpmc_nsamples;	/* small tier only */
@@ -395,23 +402,21 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	sp = uregs->sp;
 	/*
 	 * A small copy from an aligned stack pointer, below TASK_SIZE_MAX
-	 * whole, where the memory seen is current's: 8 bytes at a time by
-	 * __get_user() (an aligned word never spans two pages, so the copy
-	 * still stops at the first page that fails), without the checked
-	 * copy's costs.  Otherwise a page at a time, checked.
+	 * whole: 8 bytes at a time (hwpmc_user_word(): an aligned word never
+	 * spans two pages, so the copy still stops at the first page that
+	 * fails), without a checked copy's costs for each.  Otherwise a page
+	 * at a time, checked.
 	 */
 	if (size <= PMC_USTACK_SMALL && IS_ALIGNED(sp, 8) &&
-	    sp <= TASK_SIZE_MAX - size && hwpmc_user_sees_current()) {
+	    sp <= TASK_SIZE_MAX - size) {
 		const u64 __user *src = (const u64 __user *)sp;
 		u64 w;
 
-		pagefault_disable();
 		for (; done + 8 <= size; done += 8, src++) {
-			if (__get_user(w, src))
+			if (hwpmc_user_word(&w, src, seen))
 				break;
 			*(u64 *)(dst + done) = w;
 		}
-		pagefault_enable();
 		size = done;	/* short or whole: no more */
 	}
 	while (done < size) {
@@ -448,6 +453,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		      READ_ONCE(pm->ustack_size) <= PMC_USTACK_SMALL;
 	struct hwpmc_sample *s;
 	unsigned long h = 0, used = 0, idx;
+	bool seen = false;	/* see hwpmc_user_frame() */
 	atomic_t *mine;
 
 	hwpmc_stat_inc(samples_taken);
@@ -494,11 +500,11 @@ capture:
 	if (task == current) {
 		if (s->us_size)
 			hwpmc_ustack(s, r, idx, hwpmc_user_regs(regs),
-				     s->us_size, pm->priv_kernel, true);
+				     s->us_size, pm->priv_kernel, true, &seen);
 		if (!regs && current->mm && !(current->flags & PF_KTHREAD))
 			regs = task_pt_regs(current);
 		hwpmc_callchain(s, regs, pm->flags & PMC_F_CALLCHAIN,
-				pm->priv_kernel);
+				pm->priv_kernel, &seen);
 	} else if (task->mm && !(task->flags & PF_KTHREAD) &&
 		   instruction_pointer(task_pt_regs(task)) < TASK_SIZE_MAX) {
 		/* Another task (a migration): its user PC, no chain. */
@@ -508,11 +514,11 @@ capture:
 		/* Its saved user registers; its stack is not ours to read. */
 		if (s->us_size)
 			hwpmc_ustack(s, r, idx, task_pt_regs(task),
-				     s->us_size, pm->priv_kernel, false);
+				     s->us_size, pm->priv_kernel, false, &seen);
 	} else if (s->us_size) {
 		/* A kernel thread that is not current: nothing. */
 		hwpmc_ustack(s, r, idx, NULL, s->us_size, pm->priv_kernel,
-			     false);
+			     false, &seen);
 	}
 	if (direct) {
 		hwpmc_sample_log(s, s->cpu, idx);
