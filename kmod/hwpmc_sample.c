@@ -550,9 +550,9 @@ void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n)
 }
 
 /*
- * The USERSTACK record of @s at @us (@len bytes, all written here), from the stack
- * copy of slot @idx of CPU @cpu's ring, in the area of the tier the
- * sampler copied into.  With the log's lock held, by the drainer (which
+ * The USERSTACK record of @s at @us (@len bytes, all written here), from
+ * the stack copy of slot @idx of CPU @cpu's ring, in the area of the tier
+ * the sampler copied into.  With the log's lock held, by the drainer (which
  * holds hwpmc_drain_lock) or by the sampler itself in hard interrupt
  * context (scratch slot), so the area cannot go meanwhile.
  */
