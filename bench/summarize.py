@@ -45,6 +45,10 @@ def ptxt(p):
     return "-" if p is None else "%+.1f%%" % p
 
 
+def ptxt2(p):
+    return "-" if p is None else "%+.2f%%" % p
+
+
 def verdict(ok):
     return "-" if ok is None else ("met" if ok else "NOT met")
 
@@ -119,13 +123,17 @@ def main():
                 ho, po = pct(g("sample", h), bare), pct(g("sample", p), bare)
                 hs, hd = g("samples", h), g("dropped", h)
                 ps, pl = g("samples", p), g("dropped", p)
-                rows.append([hz + " Hz" + (" -g" if cg else ""), ptxt(ho), ptxt(po),
-                             fmt(hs), fmt(hd), fmt(ps), fmt(pl),
+                # What one sample costs: the job's extra time over the
+                # samples taken (perf -F takes fewer than the rate asks).
+                hn = ratio(None if ho is None else g("sample", h) - bare, hs)
+                pn = ratio(None if po is None else g("sample", p) - bare, ps)
+                rows.append([hz + " Hz" + (" -g" if cg else ""), ptxt2(ho), ptxt2(po),
+                             fmt(hs), fmt(hd), fmt(ps), fmt(pl), fmt(hn), fmt(pn),
                              verdict(None if ho is None or po is None else ho <= po),
                              verdict(None if hd is None else hd == 0)])
         table("Sampling a CPU-bound job on both CPUs (CLOCK.PROF vs perf record -F)",
               ["rate", "hwpmc", "perf", "samples", "dropped", "perf samples",
-               "perf lost", "<= perf", "no drops"], rows)
+               "perf lost", "ns/sample", "perf ns/s", "<= perf", "no drops"], rows)
 
     if any(k[0] == "report" for k in med):
         hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")

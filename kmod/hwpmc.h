@@ -467,6 +467,8 @@ u32 hwpmc_log_pid(const struct hwpmc_log *log, pid_t nr);
 bool hwpmc_is_device_file(const struct file *file);
 void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 			unsigned long *flags);
+void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
+			       unsigned long *flags);
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags);
 void hwpmc_log_count_drop(struct hwpmc_log *log);
 void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log);

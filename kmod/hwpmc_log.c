@@ -302,12 +302,14 @@ static void hwpmc_log_ship(struct hwpmc_log *log)
 
 /*
  * Reserve @len bytes (a multiple of 8) for a record of @type and fill its
- * header.  Returns the record with log->lock held (release it with
- * hwpmc_log_commit()), or NULL when the record is dropped (counted).  Any
- * context but NMI; takes only raw spinlocks and allocates nothing.
+ * header; the rest is zeroed, or, with @filled, left for the caller, who
+ * writes every byte of it, and the header's time.  Returns the record with log->lock held
+ * (release it with hwpmc_log_commit()), or NULL when the record is
+ * dropped (counted).  Any context but NMI; takes only raw spinlocks and
+ * allocates nothing.
  */
-void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
-			unsigned long *flags)
+static void *__hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
+				 unsigned long *flags, bool filled)
 {
 	struct pmclog_header *h;
 
@@ -323,10 +325,12 @@ void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 	}
 	h = (struct pmclog_header *)(log->cur->data + log->cur->used);
 	log->cur->used += len;
-	memset(h, 0, len);
+	if (!filled)
+		memset(h + 1, 0, len - sizeof(*h));
 	h->pl_type = type;
 	h->pl_len = len;
-	h->pl_time = ktime_get_mono_fast_ns();
+	if (!filled)
+		h->pl_time = ktime_get_mono_fast_ns();
 	/*
 	 * Held until hwpmc_log_commit(): sparse cannot follow a lock that a
 	 * function returns conditionally, so it is handed over out of its
@@ -341,6 +345,23 @@ drop:
 		log->drop_records++;
 	raw_spin_unlock_irqrestore(&log->lock, *flags);
 	return NULL;
+}
+
+void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
+			unsigned long *flags)
+{
+	return __hwpmc_log_reserve(log, type, len, flags, false);
+}
+
+/*
+ * As hwpmc_log_reserve(), for a caller that writes the whole record and
+ * its time (the samples, taken earlier: no byte is written twice and no
+ * clock read for nothing).  Any context but NMI.
+ */
+void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
+			       unsigned long *flags)
+{
+	return __hwpmc_log_reserve(log, type, len, flags, true);
 }
 
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags)

@@ -20,6 +20,16 @@
  * than one owner has sampling PMCs, each may hold at most half of a CPU's
  * ring (at least one slot), so that an owner sampling as fast as it can
  * cannot make another's samples find the ring full.
+ *
+ * A sample taken in hard interrupt context but not NMI (the SOFT class's
+ * timers: CLOCK.PROF, CLOCK.HARD) is not queued: it is captured into its
+ * CPU's scratch slot (one past the ring's, and a stack copy's room) and
+ * logged at once, as perf writes its samples from its timer, so that it
+ * costs no drainer, no wake-up and no second copy.  Hard interrupts do
+ * not nest, and an NMI that comes meanwhile uses the ring.  A record the
+ * log has no room for is dropped and counted as the drainer's are.  A
+ * copy of the large tier is not made there (the scratch slot has a
+ * small one's room): such a sample goes through the ring.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,6 +72,8 @@ struct hwpmc_ring {
 	/* Per tier: the tier's stride per slot, or NULL. */
 	char *ustack[HWPMC_US_TIERS];
 	struct irq_work kick;
+	/* The scratch slot's stack copy (small tier only). */
+	char us_scratch[PMC_USTACK_SMALL] __aligned(8);
 };
 
 static DEFINE_PER_CPU(struct hwpmc_ring, hwpmc_rings);
@@ -147,10 +159,16 @@ static void hwpmc_ring_drop(struct hwpmc_ring *r, struct hwpmc_pmc *pm)
 	hwpmc_drain_wake(r, hwpmc_nsamples);
 }
 
+/* Slot @i of a ring; @i == hwpmc_nsamples: the CPU's scratch slot. */
+static struct hwpmc_sample *hwpmc_slot_at(struct hwpmc_ring *r,
+					  unsigned long i)
+{
+	return (struct hwpmc_sample *)(r->slots + i * hwpmc_slot_size);
+}
+
 static struct hwpmc_sample *hwpmc_slot(struct hwpmc_ring *r, unsigned long i)
 {
-	return (struct hwpmc_sample *)(r->slots +
-				       (i % hwpmc_nsamples) * hwpmc_slot_size);
+	return hwpmc_slot_at(r, i % hwpmc_nsamples);
 }
 
 /* irq_work, in hard interrupt context: schedule the drainer. */
@@ -167,6 +185,58 @@ static void hwpmc_ring_kick(struct irq_work *w)
 }
 
 /*
+ * Reads of current's user memory for one sample (the stack copy's words,
+ * the frames of the walk; the addresses checked below TASK_SIZE_MAX by
+ * the caller), not faulting.  The sample's first read (*@seen false) is
+ * copy_from_user_nofault(), which also makes sure that the memory this
+ * CPU sees is current's (not so in an NMI in the middle of a switch of
+ * address spaces, nor during an EFI call); the sample's other reads, in
+ * the same section without preemption, where that cannot change, need
+ * only __get_user() with page faults disabled: a few instructions where
+ * the checked copy costs a few hundred (its hardened-usercopy checks),
+ * as perf walks frames.  NMI context: no locks.
+ */
+struct hwpmc_uframe {
+	unsigned long next, ret;
+};
+
+static int hwpmc_user_frame(struct hwpmc_uframe *frame, unsigned long fp,
+			    bool *seen)
+{
+	struct hwpmc_uframe __user *uf = (struct hwpmc_uframe __user *)fp;
+	int err;
+
+	if (!*seen) {
+		if (copy_from_user_nofault(frame, uf, sizeof(*frame)))
+			return -EFAULT;
+		*seen = true;
+		return 0;
+	}
+	pagefault_disable();
+	err = __get_user(frame->next, &uf->next) ?:
+	      __get_user(frame->ret, &uf->ret);
+	pagefault_enable();
+	return err;
+}
+
+/* One 8-byte word at @src, as hwpmc_user_frame().  NMI context too. */
+static int hwpmc_user_word(u64 *w, const u64 __user *src, bool *seen)
+{
+	int err;
+
+	if (!*seen) {
+		if (copy_from_user_nofault(w, src, sizeof(*w)))
+			return -EFAULT;
+		*seen = true;
+		return 0;
+	}
+	pagefault_disable();
+	err = __get_user(*w, src);
+	pagefault_enable();
+	return err;
+}
+
+/*
  * The callchain of the interrupted context: kernel frames (ORC unwinder)
  * when kernel mode was interrupted, then user frames by frame pointers,
  * read without faulting.  @kern false (the owner may not see kernel
@@ -176,7 +246,7 @@ static void hwpmc_ring_kick(struct irq_work *w)
  * ever recorded.  Runs in NMI context: no locks, no allocation.
  */
 static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
-			    bool chain, bool kern)
+			    bool chain, bool kern, bool *seen)
 {
 	unsigned int max = hwpmc_callchaindepth, n = 0;
 	struct pt_regs *uregs = NULL;
@@ -220,13 +290,12 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 		 * segment in the saved registers says which it is.
 		 */
 		while (chain && n < max && user_64bit_mode(uregs)) {
-			struct { unsigned long next, ret; } frame;
+			struct hwpmc_uframe frame;
 
 			if (!fp || (fp & (sizeof(long) - 1)) ||
 			    fp >= TASK_SIZE_MAX - sizeof(frame))
 				break;
-			if (copy_from_user_nofault(&frame, (void __user *)fp,
-						   sizeof(frame)))
+			if (hwpmc_user_frame(&frame, fp, seen))
 				break;
 			if (!frame.ret || (!kern && frame.ret >= TASK_SIZE_MAX))
 				break;
@@ -264,7 +333,8 @@ static struct pt_regs *hwpmc_user_regs(struct pt_regs *regs)
 }
 
 /*
- * The USERSTACK part of slot @h of @r: the registers of @uregs in DWARF
+ * The USERSTACK part of slot @idx (h % nsamples, or the scratch slot's
+ * nsamples) of @r: the registers of @uregs in DWARF
  * order and up to @size bytes of the stack from its rsp, copied a page
  * at a time without faulting (a short copy stops at the first page that
  * fails) into the slot's stride of the area of @size's tier; @copy false
@@ -273,14 +343,19 @@ static struct pt_regs *hwpmc_user_regs(struct pt_regs *regs)
  * context: no locks, no allocation (the area exists while the PMC does).
  */
 static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
-			 unsigned long h, struct pt_regs *uregs, u32 size,
-			 bool kern, bool copy)
+			 unsigned long idx, struct pt_regs *uregs, u32 size,
+			 bool kern, bool copy, bool *seen)
 {
 	unsigned int tier = hwpmc_ustack_tier(size);
-	/* Pairs with the release in hwpmc_samples_ustack_get(). */
-	char *dst = copy ? smp_load_acquire(&r->ustack[tier]) : NULL;
+	bool scratch = idx == hwpmc_nsamples;	/* small tier only */
 	unsigned long sp, addr, chunk;
 	u32 done = 0, stride;
+	char *dst = NULL;
+
+	if (copy && scratch)
+		dst = r->us_scratch;
+	else if (copy)	/* Pairs with the release in hwpmc_samples_ustack_get(). */
+		dst = smp_load_acquire(&r->ustack[tier]);
 
 	s->us_size = size;
 	s->us_tier = tier;
@@ -317,10 +392,33 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	 * which PMCALLOCATE keeps pm_ustack_size within; a copy cut here
 	 * would be marked short, not overflow the slot).
 	 */
-	stride = READ_ONCE(hwpmc_ustack_stride[tier]);
-	dst += (h % hwpmc_nsamples) * stride;
+	if (scratch) {
+		stride = PMC_USTACK_SMALL;
+	} else {
+		stride = READ_ONCE(hwpmc_ustack_stride[tier]);
+		dst += idx * stride;
+	}
 	size = min(size, stride);
 	sp = uregs->sp;
+	/*
+	 * A small copy from an aligned stack pointer, below TASK_SIZE_MAX
+	 * whole: 8 bytes at a time (hwpmc_user_word(): an aligned word never
+	 * spans two pages, so the copy still stops at the first page that
+	 * fails), without a checked copy's costs for each.  Otherwise a page
+	 * at a time, checked.
+	 */
+	if (size <= PMC_USTACK_SMALL && IS_ALIGNED(sp, 8) &&
+	    sp <= TASK_SIZE_MAX - size) {
+		const u64 __user *src = (const u64 __user *)sp;
+		u64 w;
+
+		for (; done + 8 <= size; done += 8, src++) {
+			if (hwpmc_user_word(&w, src, seen))
+				break;
+			*(u64 *)(dst + done) = w;
+		}
+		size = done;	/* short or whole: no more */
+	}
 	while (done < size) {
 		addr = sp + done;
 		if (addr < sp)
@@ -337,18 +435,26 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 		s->us_flags &= ~PMCLOG_US_F_SHORT;
 }
 
+static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
+			     unsigned long idx);
+
 /*
  * Take a sample of @task for @pm with the interrupted registers @regs
- * (NULL: only @task's user-mode state, if it is current).  Callable in
- * NMI context: takes no lock and allocates nothing.
+ * (NULL: only @task's user-mode state, if it is current): into this
+ * CPU's ring, or, in hard interrupt context, straight into the log (see
+ * the top of this file).  Callable in NMI context: takes no lock and
+ * allocates nothing there (elsewhere only the log's raw spinlocks).
  */
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs)
 {
 	struct hwpmc_ring *r = this_cpu_ptr(&hwpmc_rings);
-	atomic_t *mine = this_cpu_ptr(pm->po->ring_used);
+	bool direct = in_hardirq() && !in_nmi() &&
+		      READ_ONCE(pm->ustack_size) <= PMC_USTACK_SMALL;
 	struct hwpmc_sample *s;
-	unsigned long h, used;
+	unsigned long h = 0, used = 0, idx;
+	bool seen = false;	/* see hwpmc_user_frame() */
+	atomic_t *mine;
 
 	hwpmc_stat_inc(samples_taken);
 	/* A kernel owner takes its samples itself (no log, no ring). */
@@ -356,7 +462,12 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		pm->po->ksample(pm, regs);
 		return;
 	}
+	if (direct) {
+		idx = hwpmc_nsamples;
+		goto capture;
+	}
 	/* The owner's share first: released by the drainer (or here). */
+	mine = this_cpu_ptr(pm->po->ring_used);
 	if (atomic_inc_return(mine) > hwpmc_ring_share()) {
 		atomic_dec(mine);
 		hwpmc_ring_drop(r, pm);
@@ -371,8 +482,9 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 			return;
 		}
 	} while (local_cmpxchg(&r->head, h, h + 1) != h);
-
-	s = hwpmc_slot(r, h);
+	idx = h % hwpmc_nsamples;
+capture:
+	s = hwpmc_slot_at(r, idx);
 	s->pm = pm;
 	s->pid = task_tgid_nr(task);
 	s->tid = task_pid_nr(task);
@@ -387,12 +499,12 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	s->time = ktime_get_mono_fast_ns();
 	if (task == current) {
 		if (s->us_size)
-			hwpmc_ustack(s, r, h, hwpmc_user_regs(regs),
-				     s->us_size, pm->priv_kernel, true);
+			hwpmc_ustack(s, r, idx, hwpmc_user_regs(regs),
+				     s->us_size, pm->priv_kernel, true, &seen);
 		if (!regs && current->mm && !(current->flags & PF_KTHREAD))
 			regs = task_pt_regs(current);
 		hwpmc_callchain(s, regs, pm->flags & PMC_F_CALLCHAIN,
-				pm->priv_kernel);
+				pm->priv_kernel, &seen);
 	} else if (task->mm && !(task->flags & PF_KTHREAD) &&
 		   instruction_pointer(task_pt_regs(task)) < TASK_SIZE_MAX) {
 		/* Another task (a migration): its user PC, no chain. */
@@ -401,12 +513,16 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		s->flags = PMCLOG_CC_F_USER;
 		/* Its saved user registers; its stack is not ours to read. */
 		if (s->us_size)
-			hwpmc_ustack(s, r, h, task_pt_regs(task), s->us_size,
-				     pm->priv_kernel, false);
+			hwpmc_ustack(s, r, idx, task_pt_regs(task),
+				     s->us_size, pm->priv_kernel, false, &seen);
 	} else if (s->us_size) {
 		/* A kernel thread that is not current: nothing. */
-		hwpmc_ustack(s, r, h, NULL, s->us_size, pm->priv_kernel,
-			     false);
+		hwpmc_ustack(s, r, idx, NULL, s->us_size, pm->priv_kernel,
+			     false, &seen);
+	}
+	if (direct) {
+		hwpmc_sample_log(s, s->cpu, idx);
+		return;
 	}
 	/* The slot is complete before the drainer may see it. */
 	smp_wmb();
@@ -434,19 +550,27 @@ void hwpmc_sample_throttled_n(struct hwpmc_pmc *pm, u64 n)
 }
 
 /*
- * The USERSTACK record of @s at @us (zeroed, @len bytes), from the stack
- * copy in slot @slot of CPU @cpu's ring, in the area of the tier the
- * sampler copied into.  The drainer, with the log's lock and
- * hwpmc_drain_lock held (so the area cannot go meanwhile).
+ * The USERSTACK record of @s at @us (@len bytes, all written here), from
+ * the stack copy of slot @idx of CPU @cpu's ring, in the area of the tier
+ * the sampler copied into.  With the log's lock held, by the drainer (which
+ * holds hwpmc_drain_lock) or by the sampler itself in hard interrupt
+ * context (scratch slot), so the area cannot go meanwhile.
  */
 static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 				    struct pmclog_userstack *us, u32 len,
 				    struct pmclog_callchain *cc,
-				    unsigned int cpu, unsigned long slot)
+				    unsigned int cpu, unsigned long idx)
 {
 	struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
 	unsigned int tier = s->us_tier;
 	char *area = tier < HWPMC_US_TIERS ? READ_ONCE(r->ustack[tier]) : NULL;
+	u32 off = sizeof(*us);
+
+	if (idx == hwpmc_nsamples) {
+		/* The scratch slot's copy: its own room, offset 0. */
+		area = r->us_scratch;
+		idx = 0;
+	}
 
 	us->pl_hdr.pl_type = PMCLOG_TYPE_USERSTACK;
 	us->pl_hdr.pl_len = len;
@@ -458,13 +582,23 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 	us->pl_size = s->us_size;
 	us->pl_copied = s->us_copied;
 	memcpy(us->pl_regs, s->us_regs, sizeof(us->pl_regs));
-	if (s->us_copied && area)
-		memcpy(us->pl_stack, area + (slot % hwpmc_nsamples) *
+	if (s->us_copied && area) {
+		memcpy(us->pl_stack, area + idx *
 		       READ_ONCE(hwpmc_ustack_stride[tier]), s->us_copied);
+		off += s->us_copied;
+	}
+	/* The padding (and a copy that has no area any more). */
+	memset((char *)us + off, 0, len - off);
 }
 
+/*
+ * Log sample @s, in slot @idx of CPU @cpu's ring (or its scratch slot),
+ * into its owner's log: a CALLCHAIN record and, for a USERSTACK PMC, a
+ * USERSTACK one, or the sample is counted as dropped.  Any context but
+ * NMI.
+ */
 static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
-			     unsigned long slot)
+			     unsigned long idx)
 {
 	struct pmclog_callchain *cc;
 	struct hwpmc_log *log;
@@ -485,7 +619,8 @@ static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 		return;
 	}
 	/* One reservation: both records are logged, or the sample dropped. */
-	cc = hwpmc_log_reserve(log, PMCLOG_TYPE_CALLCHAIN, len + uslen, &flags);
+	cc = hwpmc_log_reserve_filled(log, PMCLOG_TYPE_CALLCHAIN, len + uslen,
+				      &flags);
 	if (cc) {
 		cc->pl_hdr.pl_len = len;
 		cc->pl_hdr.pl_time = s->time;
@@ -496,10 +631,11 @@ static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 		cc->pl_flags = s->flags;
 		cc->pl_nkernel = s->nkernel;
 		cc->pl_npc = s->npc;
+		cc->pl_reserved = 0;
 		memcpy(cc->pl_pc, s->pc, s->npc * sizeof(u64));
 		if (uslen)
 			hwpmc_sample_log_ustack(s, (void *)((char *)cc + len),
-						uslen, cc, cpu, slot);
+						uslen, cc, cpu, idx);
 		hwpmc_log_commit(log, flags);
 	} else {
 		hwpmc_stat_inc(samples_dropped);
@@ -531,7 +667,7 @@ void hwpmc_samples_drain(void)
 				break;
 			/* Read the slot only after seeing it ready. */
 			smp_rmb();
-			hwpmc_sample_log(s, cpu, r->tail);
+			hwpmc_sample_log(s, cpu, r->tail % hwpmc_nsamples);
 			/* Its owner's share of this ring: one slot back. */
 			atomic_dec(per_cpu_ptr(s->pm->po->ring_used, cpu));
 			WRITE_ONCE(s->ready, 0);
@@ -556,7 +692,8 @@ int hwpmc_samples_init(void)
 	for_each_possible_cpu(cpu) {
 		struct hwpmc_ring *r = per_cpu_ptr(&hwpmc_rings, cpu);
 
-		r->slots = vzalloc(hwpmc_slot_size * hwpmc_nsamples);
+		/* The ring's slots and the scratch slot. */
+		r->slots = vzalloc(hwpmc_slot_size * (hwpmc_nsamples + 1));
 		if (!r->slots) {
 			hwpmc_samples_fini();
 			return -ENOMEM;

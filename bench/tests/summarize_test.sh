@@ -26,6 +26,13 @@ scale read-1:perf:task-clock 1 1300
 scale read-8:perf:task-clock 1 1310
 scale pp-mon0 1 10000
 scale pp-mon1000:CLOCK.PROF 1 10200
+sample bare 1 1000000
+sample hwpmc-10000 1 1050000
+samples hwpmc-10000 1 20
+dropped hwpmc-10000 1 0
+sample perf-10000 1 1040000
+samples perf-10000 1 10
+dropped perf-10000 1 0
 reportsamples hwpmc 1 500000
 reportsamples perf 1 400000
 reportsamples synth-1000000 1 1000000
@@ -57,4 +64,6 @@ check "scale: the ping-pong beside 1,000 monitored processes" 'grep -Eq "1000 wi
 check "report memory per sample, synthetic flat within the goal" 'grep -Eq "flat synthetic +1,000,000 +30,000 +30\.7 .* met" <<<"$out"'
 check "report memory per sample, synthetic -g over the goal" 'grep -Eq "\-g synthetic +1,000,000 +60,000 +61\.4 .* NOT met" <<<"$out"'
 check "report memory per sample, recordings against perf" 'grep -Eq "flat \(recordings\) +500,000 +20,000 +41\.0 +102\.4" <<<"$out"'
+# +5% and +4%; per sample 50,000 / 20 = 2,500 ns and 40,000 / 10 = 4,000
+check "sample: overhead and cost per sample against perf" 'grep -Eq "10000 Hz +\+5\.00% +\+4\.00% +20 +0 +10 +0 +2,500 +4,000 +NOT met +met" <<<"$out"'
 exit $fail

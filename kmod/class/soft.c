@@ -900,7 +900,14 @@ static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 		sc->prof_on = false;
 		return HRTIMER_NORESTART;
 	}
-	hrtimer_forward_now(t, ns_to_ktime(ns));
+	/*
+	 * @ns from now, when the fold above read the CPU time: not from
+	 * the last expiry (hrtimer_forward_now()), which this callback ran
+	 * late after, so the next expiry would come that much before the
+	 * period's end and find no sample due, costing a second interrupt
+	 * SOFT_PROF_MIN_NS later for every sample.
+	 */
+	hrtimer_set_expires(t, ktime_add_ns(hrtimer_cb_get_time(t), ns));
 	return HRTIMER_RESTART;
 }
 
