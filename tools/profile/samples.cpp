@@ -501,8 +501,9 @@ uint32_t resolver::kernel_frame(uint64_t addr) {
             ksym_.assign(ks.size(), 0);
         uint32_t &known = ksym_[ks.index_of(s)];
         if (!known) {
-            std::string dso = s->module.empty() ? "[kernel]" : "[" + s->module + "]";
-            known = intern({s->name, dso, true, false}, "k:" + s->name + ":" + s->module) + 1;
+            const std::string name(s->name), module(s->module);
+            std::string dso = module.empty() ? "[kernel]" : "[" + module + "]";
+            known = intern({name, dso, true, false}, "k:" + name + ":" + module) + 1;
         }
         return known - 1;
     }
