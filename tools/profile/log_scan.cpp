@@ -12,9 +12,6 @@ namespace hwpmc_tools {
 
 namespace {
 
-// libhwpmc's limit (pmclog_parser::record_max).
-constexpr uint32_t record_max = 1u << 20;
-
 template <class T>
 T load(const unsigned char *p) noexcept {
     T v;
@@ -53,7 +50,7 @@ bool log_scan::map(uint64_t off) {
     return true;
 }
 
-bool log_scan::next(record *r) {
+bool log_scan::next_slow(record *r) {
     if (failed_)
         return false;
     constexpr uint32_t hdr = sizeof(struct pmclog_header);

@@ -40,14 +40,37 @@ public:
     // least a header, at most the longest libhwpmc takes; type not 0;
     // INITIALIZE first); false at the end of the file, or where it cannot
     // go on: then clean() says whether the file ended at a record's end.
-    bool next(record *r);
+    bool next(record *r) {
+        // The common case inline: the whole record in the window.
+        if (base_ && count_ && size_ - pos_ >= sizeof(struct pmclog_header) &&
+            pos_ + sizeof(struct pmclog_header) <= at_ + len_) {
+            const unsigned char *p = base_ + (pos_ - at_);
+            struct pmclog_header h;
+            __builtin_memcpy(&h, p, sizeof(h));
+            if (h.pl_len >= sizeof(h) && h.pl_len % 8 == 0 && h.pl_len <= record_max &&
+                h.pl_type != 0 && pos_ + h.pl_len <= at_ + len_ && size_ - pos_ >= h.pl_len) {
+                r->type = h.pl_type;
+                r->len = h.pl_len;
+                r->time = h.pl_time;
+                r->p = p;
+                pos_ += h.pl_len;
+                count_++;
+                return true;
+            }
+        }
+        return next_slow(r);
+    }
     bool clean() const noexcept { return clean_; }
 
     // The checks libhwpmc makes of a sample's record, beyond its header.
     static bool callchain_ok(const record &r);
     static bool userstack_ok(const record &r);
 
+    // libhwpmc's limit (pmclog_parser::record_max).
+    static constexpr uint32_t record_max = 1u << 20;
+
 private:
+    bool next_slow(record *r);
     bool map(uint64_t off);
 
     int fd_;

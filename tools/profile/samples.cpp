@@ -100,13 +100,21 @@ void sample_of(const log_scan::record &rec, raw_sample *r) {
     r->us.reset();
 }
 
-bool attach_user_stack(const log_scan::record &rec, raw_sample *r) {
+bool attach_user_stack(const log_scan::record &rec, raw_sample *r,
+                       std::shared_ptr<user_stack> *spare) {
     const auto u = load<struct pmclog_userstack>(rec.p);
-    pmclog_ev ev;
-    ev.pl_u.pl_us = {u.pl_pid, u.pl_tid, u.pl_pmcid, u.pl_flags, u.pl_size, u.pl_copied, {},
-                     rec.p + sizeof(u)};
-    std::memcpy(ev.pl_u.pl_us.pl_regs, u.pl_regs, sizeof(u.pl_regs));
-    return attach_user_stack(ev, rec.time, r);
+    if (r->t != rec.time || r->pid != u.pl_pid || r->tid != u.pl_tid || r->pmcid != u.pl_pmcid ||
+        r->us)
+        return false;
+    pmclog_ev_userstack ev{u.pl_pid, u.pl_tid, u.pl_pmcid, u.pl_flags, u.pl_size, u.pl_copied,
+                           {},        rec.p + sizeof(u)};
+    std::memcpy(ev.pl_regs, u.pl_regs, sizeof(u.pl_regs));
+    // The spare is reused once no sample holds it any more.
+    if (!*spare || spare->use_count() > 1)
+        *spare = std::make_shared<user_stack>();
+    (*spare)->assign(ev);
+    r->us = *spare;
+    return true;
 }
 
 bool leaf_caller_missing(const std::vector<uint64_t> &pcs, size_t user, uint64_t pc,
@@ -425,7 +433,7 @@ uint32_t resolver::user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf
     return id;
 }
 
-uint32_t resolver::epoch(uint32_t pid, uint64_t t) {
+uint32_t resolver::epoch_slow(uint32_t pid, uint64_t t) {
     pid_epochs *p = last_epochs_;
     if (!p || pid != last_pid_) {
         auto [it, fresh] = epochs_.try_emplace(pid);
@@ -525,7 +533,16 @@ const std::vector<uint64_t> &resolver::chain(const raw_sample &r, std::vector<ui
         leaf_checked++;
         uint64_t caller = 0;
         const uint64_t pc = r.us->regs[PMCLOG_US_REG_RIP];
-        if (unwinder_.leaf_caller(r.pid, r.t, *r.us, &caller) &&
+        // The rule at the PC, once per process, epoch and PC.
+        const leaf_key k{pc, r.pid, epoch(r.pid, r.t)};
+        if (leaf_rules_.size() >= (1u << 18))
+            leaf_rules_.clear(); // bounded: start afresh
+        auto [it, fresh] = leaf_rules_.try_emplace(k, nullptr);
+        if (fresh) {
+            unwind_stop why;
+            it->second = unwinder_.rule_at(r.pid, r.t, pc, &why);
+        }
+        if (unwinder_.leaf_caller(it->second, *r.us, &caller) &&
             leaf_caller_missing(r.pcs, user, pc, caller)) {
             leaf_inserted++;
             *buf = r.pcs;

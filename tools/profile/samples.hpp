@@ -68,8 +68,11 @@ void sample_of(const pmclog_ev &ev, uint64_t t, raw_sample *r);
 bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r);
 // The same from records read in place (log_scan::callchain_ok() and
 // userstack_ok() hold).
+// *spare: a user_stack reused from sample to sample while no one else
+// holds it (none is allocated per sample).
 void sample_of(const log_scan::record &rec, raw_sample *r);
-bool attach_user_stack(const log_scan::record &rec, raw_sample *r);
+bool attach_user_stack(const log_scan::record &rec, raw_sample *r,
+                       std::shared_ptr<user_stack> *spare);
 
 // A frame-pointer chain's leaf caller (hwpmc-record -g, lib/leaf_stack.hpp):
 // `pcs` is a sample's chain, its user frames from index `user` (the sampled
@@ -196,7 +199,11 @@ public:
     // The state of process `pid`'s address space and name at time `t`: two
     // times of one process with the same epoch resolve every address and
     // the name the same (process_table::change_times()).
-    uint32_t epoch(uint32_t pid, uint64_t t);
+    uint32_t epoch(uint32_t pid, uint64_t t) {
+        if (last_epochs_ && pid == last_pid_ && t >= last_epochs_->lo && t < last_epochs_->hi)
+            return last_epochs_->epoch;
+        return epoch_slow(pid, t);
+    }
     // The frame of address `addr` of a chain of process `pid` at time `t`
     // (in epoch `epoch`), a kernel address or a user one, the chain's
     // innermost (`leaf`: counted in user_unmapped if no mapping holds it)
@@ -253,6 +260,7 @@ private:
     std::unordered_map<uint64_t, uint32_t> kother_; // address -> frame id
     std::vector<std::string> comms_;
     std::unordered_map<std::string, uint32_t> comm_ids_;
+    uint32_t epoch_slow(uint32_t pid, uint64_t t);
     // epoch(): per process, its change times and the last epoch's [lo, hi)
     struct pid_epochs {
         std::vector<uint64_t> times;
@@ -270,6 +278,19 @@ private:
         bool unmapped;     // outside every mapping
     };
     std::vector<pc_slot> pc_slots_;
+    // chain(): the CFI rules of the leaves of -g samples
+    struct leaf_key {
+        uint64_t pc;
+        uint32_t pid, epoch;
+        bool operator==(const leaf_key &) const = default;
+    };
+    struct leaf_hash {
+        size_t operator()(const leaf_key &k) const noexcept {
+            return static_cast<size_t>((k.pc ^ (uint64_t{k.pid} << 40) ^ (uint64_t{k.epoch} << 24)) *
+                                       0x9e3779b97f4a7c15ull >> 20);
+        }
+    };
+    std::unordered_map<leaf_key, const dwarf_unwinder::frame_rule *, leaf_hash> leaf_rules_;
     size_t pc_used_ = 0;
     // the last comm looked up: its process, epoch and id + 1
     uint32_t comm_pid_ = 0, comm_epoch_ = 0, comm_id_ = 0;
@@ -283,6 +304,7 @@ void read_samples(int fd, uint64_t records, Fn &&fn) {
     if (lseek(fd, 0, SEEK_SET) != 0)
         return;
     {
+        std::shared_ptr<user_stack> spare;
         // In place; the records were read once already.
         log_scan scan(fd);
         log_scan::record rec;
@@ -292,7 +314,7 @@ void read_samples(int fd, uint64_t records, Fn &&fn) {
             n++;
             if (rec.type == PMCLOG_TYPE_USERSTACK) {
                 if (pending)
-                    attach_user_stack(rec, &r);
+                    attach_user_stack(rec, &r, &spare);
                 continue;
             }
             if (rec.type != PMCLOG_TYPE_CALLCHAIN)
