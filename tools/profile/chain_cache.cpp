@@ -25,7 +25,7 @@ constexpr size_t per_entry = sizeof(E) + 16 * sizeof(uint64_t) + 16 * sizeof(uin
 } // namespace
 
 chain_cache::chain_cache(resolver &res, size_t max_bytes)
-    : res_(res), max_entries_(std::max<size_t>(max_bytes / per_entry<entry>, 64)) {
+    : res_(res), max_entries_(std::max<size_t>(max_bytes / per_entry<entry>, 4)) {
     // Reserved, not touched: the memory grows with the chains cached, and
     // no copy of a vector that doubles ever holds twice the cache.
     entries_.reserve(max_entries_);

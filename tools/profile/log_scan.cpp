@@ -21,7 +21,8 @@ T load(const unsigned char *p) noexcept {
 
 } // namespace
 
-log_scan::log_scan(int fd, size_t window) : fd_(fd), window_(std::max<size_t>(window, 2 * record_max)) {
+log_scan::log_scan(int fd, size_t window)
+    : fd_(fd), window_(std::max<size_t>(window, 2 * record_max)) {
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         failed_ = true;
@@ -42,7 +43,8 @@ bool log_scan::map(uint64_t off) {
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     at_ = off / page * page;
     len_ = static_cast<size_t>(std::min<uint64_t>(window_, size_ - at_));
-    void *p = mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(at_));
+    void *p =
+        mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(at_));
     if (p == MAP_FAILED)
         return false;
     base_ = static_cast<unsigned char *>(p);

@@ -123,7 +123,6 @@ bool profile::same(const chain &c, std::span<const uint32_t> frames, const chain
            std::equal(frames.begin(), frames.end(), pool_.begin() + c.first);
 }
 
-
 void profile::grow() {
     std::vector<uint32_t> slots(slots_.empty() ? 64 : slots_.size() * 2, 0);
     const size_t mask = slots.size() - 1;

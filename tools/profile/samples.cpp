@@ -106,8 +106,8 @@ bool attach_user_stack(const log_scan::record &rec, raw_sample *r,
     if (r->t != rec.time || r->pid != u.pl_pid || r->tid != u.pl_tid || r->pmcid != u.pl_pmcid ||
         r->us)
         return false;
-    pmclog_ev_userstack ev{u.pl_pid, u.pl_tid, u.pl_pmcid, u.pl_flags, u.pl_size, u.pl_copied,
-                           {},        rec.p + sizeof(u)};
+    pmclog_ev_userstack ev{u.pl_pid,  u.pl_tid,    u.pl_pmcid, u.pl_flags,
+                           u.pl_size, u.pl_copied, {},         rec.p + sizeof(u)};
     std::memcpy(ev.pl_regs, u.pl_regs, sizeof(u.pl_regs));
     // The spare is reused once no sample holds it any more.
     if (!*spare || spare->use_count() > 1)
@@ -525,7 +525,7 @@ uint32_t resolver::kernel_frame(uint64_t addr) {
 }
 
 const std::vector<uint64_t> &resolver::chain(const raw_sample &r, std::vector<uint64_t> *buf,
-                                              bool *truncated) {
+                                             bool *truncated) {
     *truncated = false;
     const size_t user = std::min<size_t>(r.nkernel, r.pcs.size());
     if (r.us && (r.us->flags & PMCLOG_US_F_REGS) && is_leaf_stack(*r.us)) {

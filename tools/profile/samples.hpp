@@ -274,8 +274,8 @@ private:
     struct pc_slot {
         uint64_t addr;
         uint32_t pid, epoch;
-        uint32_t id;       // frame id + 1; 0: empty
-        bool unmapped;     // outside every mapping
+        uint32_t id;   // frame id + 1; 0: empty
+        bool unmapped; // outside every mapping
     };
     std::vector<pc_slot> pc_slots_;
     // chain(): the CFI rules of the leaves of -g samples
@@ -286,8 +286,10 @@ private:
     };
     struct leaf_hash {
         size_t operator()(const leaf_key &k) const noexcept {
-            return static_cast<size_t>((k.pc ^ (uint64_t{k.pid} << 40) ^ (uint64_t{k.epoch} << 24)) *
-                                       0x9e3779b97f4a7c15ull >> 20);
+            return static_cast<size_t>(
+                (k.pc ^ (uint64_t{k.pid} << 40) ^ (uint64_t{k.epoch} << 24)) *
+                    0x9e3779b97f4a7c15ull >>
+                20);
         }
     };
     std::unordered_map<leaf_key, const dwarf_unwinder::frame_rule *, leaf_hash> leaf_rules_;

@@ -354,7 +354,8 @@ kernel_symbols::kernel_symbols(const std::string &path) {
     names_.shrink_to_fit();
     syms_.reserve(found.size());
     for (const pending &e : found)
-        syms_.push_back({e.start, {names_.data() + e.name, e.name_len},
+        syms_.push_back({e.start,
+                         {names_.data() + e.name, e.name_len},
                          {names_.data() + e.module, e.module_len}});
     if (!std::is_sorted(syms_.begin(), syms_.end(),
                         [](const symbol &a, const symbol &b) { return a.start < b.start; }))

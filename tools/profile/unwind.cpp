@@ -397,7 +397,8 @@ bool linear(const std::vector<Dwarf_Op> &ops, bool cfa, unsigned *reg, uint64_t 
         uint64_t c;
         if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
             c = a - DW_OP_lit0;
-        else if (a == DW_OP_constu || a == DW_OP_consts || (a >= DW_OP_const1u && a <= DW_OP_const8s))
+        else if (a == DW_OP_constu || a == DW_OP_consts ||
+                 (a >= DW_OP_const1u && a <= DW_OP_const8s))
             c = ops[1].number;
         else
             return false;
