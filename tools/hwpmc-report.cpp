@@ -258,6 +258,7 @@ int run(const options &o) {
         return &by_event.try_emplace(ev, res, o.keys).first->second;
     };
     chain_cache cache(res);
+    auto last_pmc = pmcs_seen.end();
     uint64_t selected = 0;
     read_samples(in, data.records, [&](const raw_sample &r) {
         if (!o.pids.empty() && !o.pids.count(r.pid))
@@ -266,7 +267,10 @@ int run(const options &o) {
             return;
         if (!o.cpus.empty() && !o.cpus.count(r.cpu))
             return;
-        auto pit = pmcs_seen.find(r.pmcid);
+        // Samples come in runs of one PMC: the last one's entry first.
+        auto pit = last_pmc != pmcs_seen.end() && last_pmc->first == r.pmcid
+                       ? last_pmc
+                       : pmcs_seen.find(r.pmcid);
         if (pit == pmcs_seen.end()) {
             bool wanted = true;
             if (!o.event.empty()) {
@@ -275,6 +279,7 @@ int run(const options &o) {
             }
             pit = pmcs_seen.emplace(r.pmcid, pmc_seen{wanted, nullptr}).first;
         }
+        last_pmc = pit;
         if (!pit->second.wanted)
             return;
         if (!keep) {

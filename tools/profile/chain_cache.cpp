@@ -71,22 +71,28 @@ resolved_chain chain_cache::resolve(const raw_sample &r) {
     // repeats it (frames_of() shows a repeat once), the other addresses.
     const uint32_t ep = res_.epoch(r.pid, r.t);
     const size_t npc = pcs.size(), nk = std::min<size_t>(r.nkernel, npc);
-    key_.assign(pcs.begin(), pcs.end());
     uint32_t kleaf = UINT32_MAX, uleaf = UINT32_MAX, repeats = 0;
+    size_t skip0 = SIZE_MAX, skip1 = SIZE_MAX; // the leaves' places: 0 in the key
     if (nk > 0 && !res_.user_only()) {
         kleaf = res_.frame_at(r.pid, ep, pcs[0], r.t, true, true);
-        key_[0] = 0;
+        skip0 = 0;
     }
     if (npc > nk) {
         uleaf = res_.frame_at(r.pid, ep, pcs[nk], r.t, false, true);
-        key_[nk] = 0;
+        skip1 = nk;
     }
     repeats = (npc > 1 && pcs[1] == pcs[0]) | (nk > 0 && nk < npc && pcs[nk] == pcs[nk - 1]) << 1 |
               (nk + 1 < npc && pcs[nk + 1] == pcs[nk]) << 2;
     uint64_t h = step(step(step(step(step(0, r.pid), ep), r.flags), r.nkernel), npc);
     h = step(step(step(h, kleaf), uleaf), repeats);
-    for (uint64_t pc : key_)
-        h = step(h, pc);
+    for (size_t i = 0; i < npc; i++)
+        h = step(h, i == skip0 || i == skip1 ? 0 : pcs[i]);
+    auto same_key = [&](const uint64_t *k) {
+        for (size_t i = 0; i < npc; i++)
+            if (k[i] != (i == skip0 || i == skip1 ? 0 : pcs[i]))
+                return false;
+        return true;
+    };
     res_.user_unmapped = unmapped;
     res_.kernel_frames = kframes;
     if (slots_.empty())
@@ -97,8 +103,7 @@ resolved_chain chain_cache::resolve(const raw_sample &r) {
         entry &e = entries_[slots_[at] - 1];
         if (e.hash == h && e.pid == r.pid && e.epoch == ep && e.flags == r.flags &&
             e.nkernel == r.nkernel && e.npc == npc && e.kleaf == kleaf && e.uleaf == uleaf &&
-            e.repeats == repeats &&
-            std::memcmp(pcs_.data() + e.pcs, key_.data(), npc * sizeof(uint64_t)) == 0) {
+            e.repeats == repeats && same_key(pcs_.data() + e.pcs)) {
             hits++;
             res_.user_unmapped += e.unmapped;
             res_.kernel_frames += e.kernel_frames;
@@ -132,7 +137,8 @@ resolved_chain chain_cache::resolve(const raw_sample &r) {
     e.unmapped = static_cast<uint32_t>(res_.user_unmapped - unmapped);
     e.kernel_frames = static_cast<uint32_t>(res_.kernel_frames - kframes);
     e.hidden = static_cast<uint32_t>(res_.kernel_hidden - hidden);
-    pcs_.insert(pcs_.end(), key_.begin(), key_.end());
+    for (size_t i = 0; i < npc; i++)
+        pcs_.push_back(i == skip0 || i == skip1 ? 0 : pcs[i]);
     frames_.insert(frames_.end(), scratch_.begin(), scratch_.end());
     entries_.push_back(e);
     slots_[at] = static_cast<uint32_t>(entries_.size());

@@ -76,7 +76,7 @@ private:
     std::vector<uint32_t> frames_;
     std::vector<uint32_t> slots_; // open addressing: entry index + 1, 0 empty
     // the chain being resolved, and the frames of one not cached
-    std::vector<uint64_t> buf_, key_;
+    std::vector<uint64_t> buf_;
     std::vector<uint32_t> scratch_;
 };
 

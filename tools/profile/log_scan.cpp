@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace hwpmc_tools {
@@ -98,9 +99,10 @@ bool log_scan::callchain_ok(const record &r) {
 bool log_scan::userstack_ok(const record &r) {
     if (r.len < sizeof(struct pmclog_userstack))
         return false;
-    const auto u = load<struct pmclog_userstack>(r.p);
-    return u.pl_copied <= u.pl_size &&
-           r.len == ((sizeof(u) + size_t{u.pl_copied} + 7) & ~size_t{7});
+    const auto size = load<uint32_t>(r.p + offsetof(struct pmclog_userstack, pl_size));
+    const auto copied = load<uint32_t>(r.p + offsetof(struct pmclog_userstack, pl_copied));
+    return copied <= size &&
+           r.len == ((sizeof(struct pmclog_userstack) + size_t{copied} + 7) & ~size_t{7});
 }
 
 } // namespace hwpmc_tools

@@ -178,10 +178,10 @@ struct dwarf_unwinder::frame_rule {
     bool signal = false; // a signal frame: its caller's PC is not a return address
     // The common rule of a leaf's frame in a simple form, for leaf_caller():
     // CFA = register cfa_reg + cfa_off, the return address saved at CFA +
-    // ra_off, the caller's stack pointer the CFA.
+    // ra_off, the caller's stack pointer the CFA (+ sp_off).
     bool simple = false;
     unsigned cfa_reg = 0;
-    uint64_t cfa_off = 0, ra_off = 0;
+    uint64_t cfa_off = 0, ra_off = 0, sp_off = 0; // the caller's SP: CFA + sp_off
 };
 
 namespace {
@@ -413,13 +413,19 @@ template <class Rule>
 void simplify(Rule *r) {
     unsigned reg, base;
     uint64_t off, ra_off;
-    if (r->ra >= nregs || r->ra == reg_sp || r->regs[reg_sp].k == Rule::expr)
+    uint64_t sp_off = 0;
+    if (r->ra >= nregs || r->ra == reg_sp)
+        return;
+    const auto &sp = r->regs[reg_sp];
+    if (sp.k == Rule::expr &&
+        (!sp.value || !linear(sp.ops, true, &base, &sp_off) || base != base_cfa))
         return;
     const auto &g = r->regs[r->ra];
     if (g.k != Rule::expr || g.value || !linear(r->cfa, false, &reg, &off) ||
         !linear(g.ops, true, &base, &ra_off) || base != base_cfa)
         return;
     r->simple = true;
+    r->sp_off = sp_off;
     r->cfa_reg = reg;
     r->cfa_off = off;
     r->ra_off = ra_off;
@@ -669,7 +675,7 @@ bool dwarf_unwinder::leaf_caller(const frame_rule *r, const user_stack &us, uint
         const uint64_t sp = us.regs[reg_sp], cfa = us.regs[r->cfa_reg] + r->cfa_off;
         const stack_mem mem{sp, us.stack.data(), us.stack.size()};
         uint64_t ra;
-        if (!mem.read(cfa + r->ra_off, &ra) || ra == 0 || cfa <= sp)
+        if (!mem.read(cfa + r->ra_off, &ra) || ra == 0 || cfa + r->sp_off <= sp)
             return false;
         *ret = ra;
         return true;
