@@ -282,30 +282,31 @@ int run(const options &o) {
         last_pmc = pit;
         if (!pit->second.wanted)
             return;
-        if (!keep) {
-            // Each distinct chain resolved once.
-            const resolved_chain c = cache.resolve(r);
-            if (!o.comms.empty() && !o.comms.count(res.comm_name(c.comm)))
-                return;
-            if (c.frames.empty())
-                return; // nothing was interrupted that has an address
+        // The comm filter (names need the resolution), then the sample
+        // counts if it has an address.
+        auto take = [&](uint32_t comm, bool no_frames) {
+            if (!o.comms.empty() && !o.comms.count(res.comm_name(comm)))
+                return false;
+            if (no_frames)
+                return false; // nothing was interrupted that has an address
             selected++;
             if (!pit->second.p)
                 pit->second.p = profile_of(r.pmcid);
-            (flame ? all : *pit->second.p).add(c, r.pid, r.tid, r.cpu);
+            return true;
+        };
+        if (!keep) {
+            // Each distinct chain resolved once.
+            const resolved_chain c = cache.resolve(r);
+            if (take(c.comm, c.frames.empty()))
+                (flame ? all : *pit->second.p).add(c, r.pid, r.tid, r.cpu);
             return;
         }
         // The address-by-address outputs keep the chain the frames come
         // from (unwound, or with the leaf's caller), not the logged one.
         raw_sample as_resolved{};
         sample s = res.resolve(r, &as_resolved);
-        if (!o.comms.empty() && !o.comms.count(res.comm_name(s.comm)))
+        if (!take(s.comm, s.frames.empty()))
             return;
-        if (s.frames.empty())
-            return; // nothing was interrupted that has an address
-        selected++;
-        if (!pit->second.p)
-            pit->second.p = profile_of(r.pmcid);
         kept.push_back(std::move(as_resolved));
         samples.push_back(std::move(s));
     });

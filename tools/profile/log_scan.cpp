@@ -11,17 +11,6 @@
 
 namespace hwpmc_tools {
 
-namespace {
-
-template <class T>
-T load(const unsigned char *p) noexcept {
-    T v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-} // namespace
-
 log_scan::log_scan(int fd, size_t window)
     : fd_(fd), window_(std::max<size_t>(window, 2 * record_max)) {
     struct stat st;

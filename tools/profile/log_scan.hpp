@@ -62,6 +62,14 @@ public:
     }
     bool clean() const noexcept { return clean_; }
 
+    // A field of a record (the data need not be aligned).
+    template <class T>
+    static T load(const unsigned char *p) noexcept {
+        T v;
+        __builtin_memcpy(&v, p, sizeof(v));
+        return v;
+    }
+
     // The checks libhwpmc makes of a sample's record, beyond its header.
     static bool callchain_ok(const record &r);
     static bool userstack_ok(const record &r);

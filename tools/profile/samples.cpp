@@ -54,17 +54,29 @@ std::string hex(uint64_t v) {
 
 } // namespace
 
+namespace {
+
+// A sample's fields, its chain's `npc` addresses at `pcs` (not aligned).
+void set_sample(raw_sample *r, uint64_t t, uint32_t pid, uint32_t tid, uint32_t cpu, uint32_t pmcid,
+                uint32_t flags, uint32_t nkernel, const void *pcs, uint32_t npc) {
+    r->t = t;
+    r->pid = pid;
+    r->tid = tid;
+    r->cpu = cpu;
+    r->pmcid = pmcid;
+    r->flags = flags;
+    r->nkernel = nkernel;
+    r->pcs.resize(npc);
+    std::memcpy(r->pcs.data(), pcs, size_t{npc} * sizeof(uint64_t));
+    r->us.reset();
+}
+
+} // namespace
+
 void sample_of(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
     const auto &c = ev.pl_u.pl_cc;
-    r->t = t;
-    r->pid = c.pl_pid;
-    r->tid = c.pl_tid;
-    r->cpu = c.pl_cpu;
-    r->pmcid = c.pl_pmcid;
-    r->flags = c.pl_flags;
-    r->nkernel = c.pl_nkernel;
-    r->pcs.assign(c.pl_pc, c.pl_pc + c.pl_npc);
-    r->us.reset();
+    set_sample(r, t, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel, c.pl_pc,
+               c.pl_npc);
 }
 
 bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
@@ -75,34 +87,15 @@ bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
     return true;
 }
 
-namespace {
-
-template <class T>
-T load(const unsigned char *p) noexcept {
-    T v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-} // namespace
-
 void sample_of(const log_scan::record &rec, raw_sample *r) {
-    const auto c = load<struct pmclog_callchain>(rec.p);
-    r->t = rec.time;
-    r->pid = c.pl_pid;
-    r->tid = c.pl_tid;
-    r->cpu = c.pl_cpu;
-    r->pmcid = c.pl_pmcid;
-    r->flags = c.pl_flags;
-    r->nkernel = c.pl_nkernel;
-    r->pcs.resize(c.pl_npc);
-    std::memcpy(r->pcs.data(), rec.p + sizeof(c), size_t{c.pl_npc} * sizeof(uint64_t));
-    r->us.reset();
+    const auto c = log_scan::load<struct pmclog_callchain>(rec.p);
+    set_sample(r, rec.time, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel,
+               rec.p + sizeof(c), c.pl_npc);
 }
 
 bool attach_user_stack(const log_scan::record &rec, raw_sample *r,
                        std::shared_ptr<user_stack> *spare) {
-    const auto u = load<struct pmclog_userstack>(rec.p);
+    const auto u = log_scan::load<struct pmclog_userstack>(rec.p);
     if (r->t != rec.time || r->pid != u.pl_pid || r->tid != u.pl_tid || r->pmcid != u.pl_pmcid ||
         r->us)
         return false;
@@ -193,7 +186,7 @@ bool log_data::read_fast(int fd) {
                 if (!log_scan::callchain_ok(rec))
                     return false;
                 d.count(rec.time);
-                d.count_sample(load<struct pmclog_callchain>(rec.p).pl_pid, rec.time);
+                d.count_sample(log_scan::load<struct pmclog_callchain>(rec.p).pl_pid, rec.time);
             } else if (rec.type == PMCLOG_TYPE_USERSTACK) {
                 if (!log_scan::userstack_ok(rec))
                     return false;
