@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -95,17 +96,24 @@ void sample_of(const log_scan::record &rec, raw_sample *r) {
 
 bool attach_user_stack(const log_scan::record &rec, raw_sample *r,
                        std::shared_ptr<user_stack> *spare) {
-    const auto u = log_scan::load<struct pmclog_userstack>(rec.p);
-    if (r->t != rec.time || r->pid != u.pl_pid || r->tid != u.pl_tid || r->pmcid != u.pl_pmcid ||
-        r->us)
+    using us_rec = struct pmclog_userstack;
+    const auto field = [&](size_t off) { return log_scan::load<uint32_t>(rec.p + off); };
+    if (r->t != rec.time || r->pid != field(offsetof(us_rec, pl_pid)) ||
+        r->tid != field(offsetof(us_rec, pl_tid)) ||
+        r->pmcid != field(offsetof(us_rec, pl_pmcid)) || r->us)
         return false;
-    pmclog_ev_userstack ev{u.pl_pid,  u.pl_tid,    u.pl_pmcid, u.pl_flags,
-                           u.pl_size, u.pl_copied, {},         rec.p + sizeof(u)};
-    std::memcpy(ev.pl_regs, u.pl_regs, sizeof(u.pl_regs));
-    // The spare is reused once no sample holds it any more.
+    // The spare is reused once no sample holds it any more; filled from
+    // the record directly, as user_stack::from() fills one.
     if (!*spare || spare->use_count() > 1)
         *spare = std::make_shared<user_stack>();
-    (*spare)->assign(ev);
+    user_stack &u = **spare;
+    std::memcpy(u.regs.data(), rec.p + offsetof(us_rec, pl_regs), sizeof(u.regs));
+    u.flags = field(offsetof(us_rec, pl_flags));
+    u.size = field(offsetof(us_rec, pl_size));
+    const uint32_t copied = field(offsetof(us_rec, pl_copied));
+    u.stack.resize(copied);
+    if (copied)
+        std::memcpy(u.stack.data(), rec.p + sizeof(us_rec), copied);
     r->us = *spare;
     return true;
 }
@@ -538,8 +546,13 @@ const std::vector<uint64_t> &resolver::chain(const raw_sample &r, std::vector<ui
         if (unwinder_.leaf_caller(it->second, *r.us, &caller) &&
             leaf_caller_missing(r.pcs, user, pc, caller)) {
             leaf_inserted++;
-            *buf = r.pcs;
-            buf->insert(buf->begin() + static_cast<ptrdiff_t>(user) + 1, caller);
+            // r.pcs with the caller after the user PC
+            const size_t n = r.pcs.size();
+            buf->resize(n + 1);
+            std::memcpy(buf->data(), r.pcs.data(), (user + 1) * sizeof(uint64_t));
+            (*buf)[user + 1] = caller;
+            std::memcpy(buf->data() + user + 2, r.pcs.data() + user + 1,
+                        (n - user - 1) * sizeof(uint64_t));
             return *buf;
         }
     } else if (r.us && (r.us->flags & PMCLOG_US_F_REGS)) {
