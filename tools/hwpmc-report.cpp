@@ -145,6 +145,12 @@ std::string rate_text(const pmc_desc &d) {
 
 // The log, read to its end or to the first fault (reported).
 bool read_log(int fd, const options &o, log_data *data) {
+    if (data->read_fast(fd))
+        return true;
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        std::fprintf(stderr, "%s: %s: %s\n", prog, o.input.c_str(), std::strerror(errno));
+        return false;
+    }
     try {
         hwpmc::log_reader r(fd);
         for (const pmclog_ev &ev : r)
@@ -246,6 +252,13 @@ int run(const options &o) {
     };
     std::unordered_map<uint32_t, pmc_seen> pmcs_seen;
     std::set<std::string> event_set;
+    auto profile_of = [&](uint32_t pmcid) {
+        const std::string ev = event_of(pmcid);
+        event_set.insert(ev);
+        return &by_event.try_emplace(ev, res, o.keys).first->second;
+    };
+    chain_cache cache(res);
+    auto last_pmc = pmcs_seen.end();
     uint64_t selected = 0;
     read_samples(in, data.records, [&](const raw_sample &r) {
         if (!o.pids.empty() && !o.pids.count(r.pid))
@@ -254,7 +267,10 @@ int run(const options &o) {
             return;
         if (!o.cpus.empty() && !o.cpus.count(r.cpu))
             return;
-        auto pit = pmcs_seen.find(r.pmcid);
+        // Samples come in runs of one PMC: the last one's entry first.
+        auto pit = last_pmc != pmcs_seen.end() && last_pmc->first == r.pmcid
+                       ? last_pmc
+                       : pmcs_seen.find(r.pmcid);
         if (pit == pmcs_seen.end()) {
             bool wanted = true;
             if (!o.event.empty()) {
@@ -263,30 +279,36 @@ int run(const options &o) {
             }
             pit = pmcs_seen.emplace(r.pmcid, pmc_seen{wanted, nullptr}).first;
         }
+        last_pmc = pit;
         if (!pit->second.wanted)
             return;
+        // The comm filter (names need the resolution), then the sample
+        // counts if it has an address.
+        auto take = [&](uint32_t comm, bool no_frames) {
+            if (!o.comms.empty() && !o.comms.count(res.comm_name(comm)))
+                return false;
+            if (no_frames)
+                return false; // nothing was interrupted that has an address
+            selected++;
+            if (!pit->second.p)
+                pit->second.p = profile_of(r.pmcid);
+            return true;
+        };
+        if (!keep) {
+            // Each distinct chain resolved once.
+            const resolved_chain c = cache.resolve(r);
+            if (take(c.comm, c.frames.empty()))
+                (flame ? all : *pit->second.p).add(c, r.pid, r.tid, r.cpu);
+            return;
+        }
         // The address-by-address outputs keep the chain the frames come
         // from (unwound, or with the leaf's caller), not the logged one.
         raw_sample as_resolved{};
-        sample s = res.resolve(r, keep ? &as_resolved : nullptr);
-        if (!o.comms.empty() && !o.comms.count(res.comm_name(s.comm)))
+        sample s = res.resolve(r, &as_resolved);
+        if (!take(s.comm, s.frames.empty()))
             return;
-        if (s.frames.empty())
-            return; // nothing was interrupted that has an address
-        selected++;
-        if (!pit->second.p) {
-            const std::string ev = event_of(r.pmcid);
-            event_set.insert(ev);
-            pit->second.p = &by_event.try_emplace(ev, res, o.keys).first->second;
-        }
-        if (keep) {
-            kept.push_back(std::move(as_resolved));
-            samples.push_back(std::move(s));
-        } else if (flame) {
-            all.add(s);
-        } else {
-            pit->second.p->add(s);
-        }
+        kept.push_back(std::move(as_resolved));
+        samples.push_back(std::move(s));
     });
     close_input();
     std::vector<const raw_sample *> raws;

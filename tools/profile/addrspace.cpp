@@ -164,6 +164,23 @@ const process_table::mapping *process_table::find(uint32_t pid, uint64_t addr, u
     return live ? live : later ? later : earlier;
 }
 
+std::vector<uint64_t> process_table::change_times(uint32_t pid) const {
+    std::vector<uint64_t> v;
+    auto pit = procs_.find(pid);
+    if (pit == procs_.end())
+        return v;
+    for (const auto &m : pit->second.maps) {
+        v.push_back(m.t_in);
+        if (m.t_out != forever)
+            v.push_back(m.t_out);
+    }
+    for (const auto &c : pit->second.comms)
+        v.push_back(c.first);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
 std::string process_table::comm(uint32_t pid, uint64_t t) const {
     auto pit = procs_.find(pid);
     if (pit != procs_.end() && !pit->second.comms.empty()) {

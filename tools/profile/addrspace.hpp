@@ -56,6 +56,12 @@ public:
     // or ":PID" when the log never says.
     std::string comm(uint32_t pid, uint64_t t) const;
 
+    // The times at which what find() and comm() give for `pid` may change,
+    // sorted, each once: the ends of its mappings' lives and its names'
+    // times.  Between two of them (from one, inclusive, to the next) every
+    // address of the process resolves the same, and so does its name.
+    std::vector<uint64_t> change_times(uint32_t pid) const;
+
     size_t processes() const noexcept { return procs_.size(); }
 
 private:

@@ -138,10 +138,10 @@ address_info address_describer::kernel(uint64_t pc, bool leaf) {
     uint64_t look = pc - (leaf ? 0 : 1);
     if (const kernel_symbols::symbol *s = sym_.kernel().find(look)) {
         a.has_symbol = true;
-        a.symbol = a.raw_symbol = s->name;
+        a.symbol = a.raw_symbol = std::string(s->name);
         a.symbol_offset = pc - s->start;
         if (!s->module.empty())
-            a.path = "[" + s->module + "]";
+            a.path = "[" + std::string(s->module) + "]";
     }
     return a;
 }

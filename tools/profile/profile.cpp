@@ -51,8 +51,19 @@ const char *sort_key_title(sort_key k) {
     return "";
 }
 
+namespace {
+
+// profile_memo::gen: a number no other profile, nor this one before its
+// last clear(), had.
+uint64_t next_gen() {
+    static uint64_t gen = 0;
+    return ++gen;
+}
+
+} // namespace
+
 profile::profile(const resolver &res, std::vector<sort_key> keys)
-    : res_(&res), keys_(std::move(keys)) {
+    : res_(&res), keys_(std::move(keys)), gen_(next_gen()) {
     for (sort_key k : keys_) {
         by_pid_ |= k == sort_key::pid;
         by_tid_ |= k == sort_key::tid;
@@ -99,17 +110,17 @@ uint64_t mix(uint64_t h, uint64_t v) {
 
 } // namespace
 
-uint64_t profile::hash_of(const sample &s, const chain &c) const {
+uint64_t profile::hash_of(std::span<const uint32_t> frames, const chain &c) const {
     uint64_t h = mix(mix(mix(mix(0, c.comm), c.pid), c.tid), c.cpu);
-    for (uint32_t f : s.frames)
+    for (uint32_t f : frames)
         h = mix(h, f);
     return h;
 }
 
-bool profile::same(const chain &c, const sample &s, const chain &want) const {
+bool profile::same(const chain &c, std::span<const uint32_t> frames, const chain &want) const {
     return c.hash == want.hash && c.comm == want.comm && c.pid == want.pid && c.tid == want.tid &&
-           c.cpu == want.cpu && c.len == s.frames.size() &&
-           std::equal(s.frames.begin(), s.frames.end(), pool_.begin() + c.first);
+           c.cpu == want.cpu && c.len == frames.size() &&
+           std::equal(frames.begin(), frames.end(), pool_.begin() + c.first);
 }
 
 void profile::grow() {
@@ -125,35 +136,55 @@ void profile::grow() {
 }
 
 void profile::add(const sample &s) {
+    add_chain(s.comm, s.pid, s.tid, s.cpu, s.frames);
+}
+
+void profile::add(const resolved_chain &c, uint32_t pid, uint32_t tid, uint32_t cpu) {
+    // The memo holds for every sample of the cached chain when the chain
+    // does not depend on the thread or CPU (the process is the cache's).
+    if (c.memo && c.memo->gen == gen_ && !by_tid_ && !by_cpu_) {
+        total_++;
+        built_ = false;
+        chains_[c.memo->chain].count++;
+        return;
+    }
+    const uint32_t ci = add_chain(c.comm, pid, tid, cpu, c.frames);
+    if (c.memo)
+        *c.memo = {gen_, ci};
+}
+
+uint32_t profile::add_chain(uint32_t comm, uint32_t pid, uint32_t tid, uint32_t cpu,
+                            std::span<const uint32_t> frames) {
     total_++;
     built_ = false; // the entries' counts change; the index, only with a new chain
     chain want;
-    want.comm = s.comm;
-    want.pid = by_pid_ ? s.pid : 0;
-    want.tid = by_tid_ ? s.tid : 0;
-    want.cpu = by_cpu_ ? s.cpu : 0;
-    want.hash = hash_of(s, want);
+    want.comm = comm;
+    want.pid = by_pid_ ? pid : 0;
+    want.tid = by_tid_ ? tid : 0;
+    want.cpu = by_cpu_ ? cpu : 0;
+    want.hash = hash_of(frames, want);
     if (slots_.empty())
         grow();
     const size_t mask = slots_.size() - 1;
     size_t at = want.hash & mask;
     for (; slots_[at]; at = (at + 1) & mask) {
         chain &c = chains_[slots_[at] - 1];
-        if (same(c, s, want)) {
+        if (same(c, frames, want)) {
             c.count++;
-            return;
+            return slots_[at] - 1;
         }
     }
     // A new chain: the index is made again when asked.
     indexed_ = false;
     want.first = static_cast<uint32_t>(pool_.size());
-    want.len = static_cast<uint32_t>(s.frames.size());
+    want.len = static_cast<uint32_t>(frames.size());
     want.count = 1;
-    pool_.insert(pool_.end(), s.frames.begin(), s.frames.end());
+    pool_.insert(pool_.end(), frames.begin(), frames.end());
     chains_.push_back(want);
     slots_[at] = static_cast<uint32_t>(chains_.size());
     if (chains_.size() * 2 > slots_.size())
         grow();
+    return static_cast<uint32_t>(chains_.size() - 1);
 }
 
 void profile::build() const {
@@ -199,6 +230,7 @@ void profile::build() const {
 }
 
 void profile::clear() {
+    gen_ = next_gen();
     built_ = indexed_ = false;
     self_idx_.clear();
     chain_idx_.clear();

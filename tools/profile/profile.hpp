@@ -5,6 +5,7 @@
 // entry, or its callees).
 #pragma once
 
+#include "chain_cache.hpp"
 #include "samples.hpp"
 
 #include <array>
@@ -59,6 +60,10 @@ public:
     profile(const resolver &res, std::vector<sort_key> keys);
 
     void add(const sample &s);
+    // A sample of thread `tid` of process `pid` on `cpu`, resolved by a
+    // chain_cache: a chain seen before in this profile (c.memo) is counted
+    // without looking at its frames.
+    void add(const resolved_chain &c, uint32_t pid, uint32_t tid, uint32_t cpu);
     void clear();
 
     // Entries by self (or children) count, the largest first; valid until
@@ -83,8 +88,10 @@ public:
     const std::vector<uint32_t> &chain_chains(const entry &e) const;
 
 private:
-    uint64_t hash_of(const sample &s, const chain &c) const;
-    bool same(const chain &c, const sample &s, const chain &want) const;
+    uint64_t hash_of(std::span<const uint32_t> frames, const chain &c) const;
+    bool same(const chain &c, std::span<const uint32_t> frames, const chain &want) const;
+    uint32_t add_chain(uint32_t comm, uint32_t pid, uint32_t tid, uint32_t cpu,
+                       std::span<const uint32_t> frames);
     void grow();
     void build() const;
     void index() const;
@@ -96,6 +103,7 @@ private:
     std::vector<uint32_t> pool_;  // the chains' frames
     std::vector<uint32_t> slots_; // open addressing: chain index + 1, 0 empty
     uint64_t total_ = 0;
+    uint64_t gen_; // profile_memo::gen
     mutable bool built_ = false, indexed_ = false;
     mutable std::map<key, entry> entries_;
     mutable std::map<std::string, uint32_t> dso_ids_;

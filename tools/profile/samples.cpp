@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -53,17 +55,29 @@ std::string hex(uint64_t v) {
 
 } // namespace
 
+namespace {
+
+// A sample's fields, its chain's `npc` addresses at `pcs` (not aligned).
+void set_sample(raw_sample *r, uint64_t t, uint32_t pid, uint32_t tid, uint32_t cpu, uint32_t pmcid,
+                uint32_t flags, uint32_t nkernel, const void *pcs, uint32_t npc) {
+    r->t = t;
+    r->pid = pid;
+    r->tid = tid;
+    r->cpu = cpu;
+    r->pmcid = pmcid;
+    r->flags = flags;
+    r->nkernel = nkernel;
+    r->pcs.resize(npc);
+    std::memcpy(r->pcs.data(), pcs, size_t{npc} * sizeof(uint64_t));
+    r->us.reset();
+}
+
+} // namespace
+
 void sample_of(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
     const auto &c = ev.pl_u.pl_cc;
-    r->t = t;
-    r->pid = c.pl_pid;
-    r->tid = c.pl_tid;
-    r->cpu = c.pl_cpu;
-    r->pmcid = c.pl_pmcid;
-    r->flags = c.pl_flags;
-    r->nkernel = c.pl_nkernel;
-    r->pcs.assign(c.pl_pc, c.pl_pc + c.pl_npc);
-    r->us.reset();
+    set_sample(r, t, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel, c.pl_pc,
+               c.pl_npc);
 }
 
 bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
@@ -71,6 +85,36 @@ bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r) {
     if (r->t != t || r->pid != u.pl_pid || r->tid != u.pl_tid || r->pmcid != u.pl_pmcid || r->us)
         return false;
     r->us = std::make_shared<const user_stack>(user_stack::from(u));
+    return true;
+}
+
+void sample_of(const log_scan::record &rec, raw_sample *r) {
+    const auto c = log_scan::load<struct pmclog_callchain>(rec.p);
+    set_sample(r, rec.time, c.pl_pid, c.pl_tid, c.pl_cpu, c.pl_pmcid, c.pl_flags, c.pl_nkernel,
+               rec.p + sizeof(c), c.pl_npc);
+}
+
+bool attach_user_stack(const log_scan::record &rec, raw_sample *r,
+                       std::shared_ptr<user_stack> *spare) {
+    using us_rec = struct pmclog_userstack;
+    const auto field = [&](size_t off) { return log_scan::load<uint32_t>(rec.p + off); };
+    if (r->t != rec.time || r->pid != field(offsetof(us_rec, pl_pid)) ||
+        r->tid != field(offsetof(us_rec, pl_tid)) ||
+        r->pmcid != field(offsetof(us_rec, pl_pmcid)) || r->us)
+        return false;
+    // The spare is reused once no sample holds it any more; filled from
+    // the record directly, as user_stack::from() fills one.
+    if (!*spare || spare->use_count() > 1)
+        *spare = std::make_shared<user_stack>();
+    user_stack &u = **spare;
+    std::memcpy(u.regs.data(), rec.p + offsetof(us_rec, pl_regs), sizeof(u.regs));
+    u.flags = field(offsetof(us_rec, pl_flags));
+    u.size = field(offsetof(us_rec, pl_size));
+    const uint32_t copied = field(offsetof(us_rec, pl_copied));
+    u.stack.resize(copied);
+    if (copied)
+        std::memcpy(u.stack.data(), rec.p + sizeof(us_rec), copied);
+    r->us = *spare;
     return true;
 }
 
@@ -119,14 +163,62 @@ int rereadable(int fd) {
     return -1;
 }
 
-void log_data::add(const pmclog_ev &ev) {
-    uint64_t t = log_time(ev);
+void log_data::count(uint64_t t) {
     records++;
     if (!t_first || t < t_first)
         t_first = t;
     if (t > t_last)
         t_last = t;
     closed = false;
+}
+
+void log_data::count_sample(uint32_t pid, uint64_t t) {
+    sample_count++;
+    if (pid != last_sampled_) {
+        first_sample_.try_emplace(pid, t);
+        last_sampled_ = pid;
+    }
+}
+
+bool log_data::read_fast(int fd) {
+    if (keep_samples)
+        return false;
+    log_data d;
+    d.keep_samples = false;
+    try {
+        log_scan scan(fd);
+        hwpmc::log_reader other; // fed the records that are not samples, one by one
+        log_scan::record rec;
+        while (scan.next(&rec)) {
+            if (rec.type == PMCLOG_TYPE_CALLCHAIN) {
+                if (!log_scan::callchain_ok(rec))
+                    return false;
+                d.count(rec.time);
+                d.count_sample(log_scan::load<struct pmclog_callchain>(rec.p).pl_pid, rec.time);
+            } else if (rec.type == PMCLOG_TYPE_USERSTACK) {
+                if (!log_scan::userstack_ok(rec))
+                    return false;
+                d.count(rec.time);
+            } else if (rec.type <= PMCLOG_TYPE_MAX) {
+                other.feed({reinterpret_cast<const std::byte *>(rec.p), rec.len});
+                const pmclog_ev *ev = other.next();
+                if (!ev)
+                    return false;
+                d.add(*ev);
+            }
+        }
+        if (!scan.clean())
+            return false;
+    } catch (const std::system_error &) {
+        return false;
+    }
+    *this = std::move(d);
+    return true;
+}
+
+void log_data::add(const pmclog_ev &ev) {
+    uint64_t t = log_time(ev);
+    count(t);
     switch (ev.pl_type) {
     case PMCLOG_TYPE_INITIALIZE:
         initialized = true;
@@ -183,9 +275,7 @@ void log_data::add(const pmclog_ev &ev) {
         break;
     }
     case PMCLOG_TYPE_CALLCHAIN: {
-        sample_count++;
-        const uint32_t pid = ev.pl_u.pl_cc.pl_pid;
-        first_sample_.try_emplace(pid, t);
+        count_sample(ev.pl_u.pl_cc.pl_pid, t);
         if (keep_samples) {
             raw_sample r{};
             sample_of(ev, t, &r);
@@ -344,16 +434,85 @@ uint32_t resolver::user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf
     return id;
 }
 
+uint32_t resolver::epoch_slow(uint32_t pid, uint64_t t) {
+    pid_epochs *p = last_epochs_;
+    if (!p || pid != last_pid_) {
+        auto [it, fresh] = epochs_.try_emplace(pid);
+        p = &it->second;
+        if (fresh)
+            p->times = procs_.change_times(pid); // [lo, hi) empty: looked up below
+        last_epochs_ = p;
+        last_pid_ = pid;
+    }
+    if (t >= p->lo && t < p->hi)
+        return p->epoch;
+    // The number of change times at or before t.
+    auto it = std::upper_bound(p->times.begin(), p->times.end(), t);
+    p->epoch = static_cast<uint32_t>(it - p->times.begin());
+    p->lo = it == p->times.begin() ? 0 : *std::prev(it);
+    p->hi = it == p->times.end() ? UINT64_MAX : *it;
+    return p->epoch;
+}
+
+uint32_t resolver::frame_at(uint32_t pid, uint32_t ep, uint64_t addr, uint64_t t, bool kernel,
+                            bool leaf) {
+    constexpr size_t max_slots = 1u << 17;
+    auto slot_of = [](uint64_t a, uint32_t p, uint32_t e, size_t n) {
+        const uint64_t h = (a ^ (uint64_t{p} << 40) ^ (uint64_t{e} << 24)) * 0x9e3779b97f4a7c15ull;
+        return static_cast<size_t>(h >> 32) & (n - 1);
+    };
+    if (kernel) {
+        kernel_frames++;
+        pid = UINT32_MAX; // the kernel's addresses are every process's
+        ep = 0;
+    }
+    if (pc_used_ * 2 >= pc_slots_.size()) {
+        // Grow; at the bound, start afresh.
+        std::vector<pc_slot> old;
+        old.swap(pc_slots_);
+        const size_t n = old.empty() ? 4096 : old.size() >= max_slots ? old.size() : old.size() * 2;
+        pc_slots_.assign(n, pc_slot{});
+        pc_used_ = 0;
+        if (n > old.size())
+            for (const pc_slot &o : old)
+                if (o.id) {
+                    size_t at = slot_of(o.addr, o.pid, o.epoch, n);
+                    while (pc_slots_[at].id)
+                        at = (at + 1) & (n - 1);
+                    pc_slots_[at] = o;
+                    pc_used_++;
+                }
+    }
+    const size_t mask = pc_slots_.size() - 1;
+    size_t at = slot_of(addr, pid, ep, pc_slots_.size());
+    for (; pc_slots_[at].id; at = (at + 1) & mask) {
+        const pc_slot &sl = pc_slots_[at];
+        if (sl.addr == addr && sl.pid == pid && sl.epoch == ep) {
+            if (sl.unmapped && leaf)
+                user_unmapped++;
+            return sl.id - 1;
+        }
+    }
+    const uint64_t unmapped = user_unmapped;
+    const uint32_t id = kernel ? kernel_frame(addr) : user_frame(pid, addr, t, true);
+    const bool out = user_unmapped != unmapped;
+    if (!leaf)
+        user_unmapped = unmapped;
+    pc_slots_[at] = {addr, pid, ep, id + 1, out};
+    pc_used_++;
+    return id;
+}
+
 uint32_t resolver::kernel_frame(uint64_t addr) {
-    kernel_frames++;
     const kernel_symbols &ks = sym_.kernel();
     if (const kernel_symbols::symbol *s = ks.find(addr)) {
         if (ksym_.size() != ks.size())
             ksym_.assign(ks.size(), 0);
         uint32_t &known = ksym_[ks.index_of(s)];
         if (!known) {
-            std::string dso = s->module.empty() ? "[kernel]" : "[" + s->module + "]";
-            known = intern({s->name, dso, true, false}, "k:" + s->name + ":" + s->module) + 1;
+            const std::string name(s->name), module(s->module);
+            std::string dso = module.empty() ? "[kernel]" : "[" + module + "]";
+            known = intern({name, dso, true, false}, "k:" + name + ":" + module) + 1;
         }
         return known - 1;
     }
@@ -366,32 +525,51 @@ uint32_t resolver::kernel_frame(uint64_t addr) {
     return id;
 }
 
-sample resolver::resolve(const raw_sample &r, raw_sample *as_resolved) {
-    sample s{r.t, r.pid, r.tid, r.cpu, r.pmcid, comm_id(procs_.comm(r.pid, r.t)), {}};
-    const std::vector<uint64_t> *pcs = &r.pcs;
-    std::vector<uint64_t> unwound;
-    bool truncated = false;
+const std::vector<uint64_t> &resolver::chain(const raw_sample &r, std::vector<uint64_t> *buf,
+                                             bool *truncated) {
+    *truncated = false;
     const size_t user = std::min<size_t>(r.nkernel, r.pcs.size());
     if (r.us && (r.us->flags & PMCLOG_US_F_REGS) && is_leaf_stack(*r.us)) {
         // -g: the frame-pointer chain, and the leaf's caller if it missed it.
         leaf_checked++;
         uint64_t caller = 0;
         const uint64_t pc = r.us->regs[PMCLOG_US_REG_RIP];
-        if (unwinder_.leaf_caller(r.pid, r.t, *r.us, &caller) &&
+        // The rule at the PC, once per process, epoch and PC.
+        const leaf_key k{pc, r.pid, epoch(r.pid, r.t)};
+        if (leaf_rules_.size() >= (1u << 18))
+            leaf_rules_.clear(); // bounded: start afresh
+        auto [it, fresh] = leaf_rules_.try_emplace(k, nullptr);
+        if (fresh) {
+            unwind_stop why;
+            it->second = unwinder_.rule_at(r.pid, r.t, pc, &why);
+        }
+        if (unwinder_.leaf_caller(it->second, *r.us, &caller) &&
             leaf_caller_missing(r.pcs, user, pc, caller)) {
             leaf_inserted++;
-            unwound = r.pcs;
-            unwound.insert(unwound.begin() + static_cast<ptrdiff_t>(user) + 1, caller);
-            pcs = &unwound;
+            // r.pcs with the caller after the user PC
+            const size_t n = r.pcs.size();
+            buf->resize(n + 1);
+            std::memcpy(buf->data(), r.pcs.data(), (user + 1) * sizeof(uint64_t));
+            (*buf)[user + 1] = caller;
+            std::memcpy(buf->data() + user + 2, r.pcs.data() + user + 1,
+                        (n - user - 1) * sizeof(uint64_t));
+            return *buf;
         }
     } else if (r.us && (r.us->flags & PMCLOG_US_F_REGS)) {
         // --call-graph dwarf: the kernel's frames, then the unwound user chain.
         unwind_result u = unwinder_.unwind(r.pid, r.t, *r.us);
-        unwound.assign(r.pcs.begin(), r.pcs.begin() + static_cast<ptrdiff_t>(user));
-        unwound.insert(unwound.end(), u.pcs.begin(), u.pcs.end());
-        pcs = &unwound;
-        truncated = u.truncated();
+        buf->assign(r.pcs.begin(), r.pcs.begin() + static_cast<ptrdiff_t>(user));
+        buf->insert(buf->end(), u.pcs.begin(), u.pcs.end());
+        *truncated = u.truncated();
+        return *buf;
     }
+    return r.pcs;
+}
+
+sample resolver::resolve(const raw_sample &r, raw_sample *as_resolved) {
+    std::vector<uint64_t> unwound;
+    bool truncated = false;
+    const std::vector<uint64_t> &pcs = chain(r, &unwound, &truncated);
     if (as_resolved) {
         as_resolved->t = r.t;
         as_resolved->pid = r.pid;
@@ -400,35 +578,50 @@ sample resolver::resolve(const raw_sample &r, raw_sample *as_resolved) {
         as_resolved->pmcid = r.pmcid;
         as_resolved->flags = r.flags;
         as_resolved->nkernel = r.nkernel;
-        as_resolved->pcs = *pcs;
+        as_resolved->pcs = pcs;
         as_resolved->us.reset();
     }
-    s.frames.reserve(pcs->size() + 2);
+    sample s{r.t, r.pid, r.tid, r.cpu, r.pmcid, 0, {}};
+    s.comm = frames_of(r, pcs, truncated, &s.frames);
+    return s;
+}
+
+uint32_t resolver::frames_of(const raw_sample &r, const std::vector<uint64_t> &pcs, bool truncated,
+                             std::vector<uint32_t> *frames) {
+    const uint32_t ep = epoch(r.pid, r.t);
+    if (!comm_id_ || comm_pid_ != r.pid || comm_epoch_ != ep) {
+        comm_id_ = comm_id(procs_.comm(r.pid, r.t)) + 1;
+        comm_pid_ = r.pid;
+        comm_epoch_ = ep;
+    }
+    const uint32_t comm = comm_id_ - 1;
+    frames->clear();
+    frames->reserve(pcs.size() + 2);
     // In the kernel, its frames hidden: one frame says so, innermost (the
     // user frames that follow are where the task entered the kernel).
     if ((r.flags & PMCLOG_CC_F_KERNEL_HIDDEN) && r.nkernel == 0) {
         kernel_hidden++;
         if (!user_only_)
-            s.frames.push_back(intern({kernel_hidden_name, "[kernel]", true, false}, "k:[hidden]"));
+            frames->push_back(intern({kernel_hidden_name, "[kernel]", true, false}, "k:[hidden]"));
     }
-    for (size_t i = 0; i < pcs->size(); i++) {
+    for (size_t i = 0; i < pcs.size(); i++) {
         bool kernel = i < r.nkernel;
         if (kernel && user_only_)
             continue;
         // A return address is the instruction after the call, which may be
         // the first of the next function: look up the call itself.
         bool leaf = i == 0 || i == r.nkernel;
-        uint64_t a = (*pcs)[i] - (leaf ? 0 : 1);
-        uint32_t id = kernel ? kernel_frame(a) : user_frame(r.pid, a, r.t, leaf);
+        uint64_t a = pcs[i] - (leaf ? 0 : 1);
+        uint32_t id = frame_at(r.pid, ep, a, r.t, kernel, leaf);
         // Recursion shows each level; a repeated address from the unwinder
         // (the interrupted PC again as its first return address) does not.
-        if (!s.frames.empty() && s.frames.back() == id && i > 0 && (*pcs)[i] == (*pcs)[i - 1])
+        if (!frames->empty() && frames->back() == id && i > 0 && pcs[i] == pcs[i - 1])
             continue;
-        s.frames.push_back(id);
+        frames->push_back(id);
     }
     if (truncated)
-        s.frames.push_back(intern({truncated_name, "[unknown]", false, false}, "u:[truncated]"));
-    return s;
+        frames->push_back(intern({truncated_name, "[unknown]", false, false}, "u:[truncated]"));
+    return comm;
 }
 
 } // namespace hwpmc_tools

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "addrspace.hpp"
+#include "log_scan.hpp"
 #include "symbolize.hpp"
 #include "unwind.hpp"
 
@@ -65,6 +66,13 @@ void sample_of(const pmclog_ev &ev, uint64_t t, raw_sample *r);
 // the CALLCHAIN before it, if it is that sample's (same time, thread and
 // PMC, none yet); false if not.
 bool attach_user_stack(const pmclog_ev &ev, uint64_t t, raw_sample *r);
+// The same from records read in place (log_scan::callchain_ok() and
+// userstack_ok() hold).
+// *spare: a user_stack reused from sample to sample while no one else
+// holds it (none is allocated per sample).
+void sample_of(const log_scan::record &rec, raw_sample *r);
+bool attach_user_stack(const log_scan::record &rec, raw_sample *r,
+                       std::shared_ptr<user_stack> *spare);
 
 // A frame-pointer chain's leaf caller (hwpmc-record -g, lib/leaf_stack.hpp):
 // `pcs` is a sample's chain, its user frames from index `user` (the sampled
@@ -92,6 +100,12 @@ int rereadable(int fd);
 
 class log_data {
 public:
+    // The whole log in `fd` (a regular file, from its start) read in place
+    // (log_scan), its samples counted but not kept: true if it was read
+    // to its end so; false, with *this as it was, where the log is not
+    // whole and well formed or cannot be mapped (read it with log_reader
+    // then, from its start, which reports why).
+    bool read_fast(int fd);
     // One record, in log order.  CALLCHAIN records are kept raw in
     // `samples` (if keep_samples) and counted; records about processes
     // wait for apply().
@@ -127,8 +141,11 @@ private:
         uint64_t start, end, pgoff;
         std::string path;
     };
+    void count(uint64_t t);
+    void count_sample(uint32_t pid, uint64_t t);
     std::vector<proc_event> pending_;
     std::map<uint32_t, uint64_t> first_sample_; // pid -> time of its first sample
+    uint32_t last_sampled_ = UINT32_MAX;        // the pid of the last sample (in first_sample_)
 };
 
 // The frame that stands for the kernel frames of a sample the module hid
@@ -171,10 +188,33 @@ public:
     // USERSTACK, for the outputs that describe addresses (--script,
     // --pprof, --gprof), so that they count what the others do.
     sample resolve(const raw_sample &r, raw_sample *as_resolved = nullptr);
+    // resolve() in two steps.  The chain whose frames `r` shows: r.pcs, or
+    // *buf made of them as above (*truncated: DWARF unwinding stopped
+    // early).  Then the frames of `pcs` (that chain) into *frames, and the
+    // sample's command (comm_name()).  The counts below count here.
+    const std::vector<uint64_t> &chain(const raw_sample &r, std::vector<uint64_t> *buf,
+                                       bool *truncated);
+    uint32_t frames_of(const raw_sample &r, const std::vector<uint64_t> &pcs, bool truncated,
+                       std::vector<uint32_t> *frames);
+    // The state of process `pid`'s address space and name at time `t`: two
+    // times of one process with the same epoch resolve every address and
+    // the name the same (process_table::change_times()).
+    uint32_t epoch(uint32_t pid, uint64_t t) {
+        if (last_epochs_ && pid == last_pid_ && t >= last_epochs_->lo && t < last_epochs_->hi)
+            return last_epochs_->epoch;
+        return epoch_slow(pid, t);
+    }
+    // The frame of address `addr` of a chain of process `pid` at time `t`
+    // (in epoch `epoch`), a kernel address or a user one, the chain's
+    // innermost (`leaf`: counted in user_unmapped if no mapping holds it)
+    // or not: through a cache of the addresses seen, each resolved once.
+    uint32_t frame_at(uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t t, bool kernel,
+                      bool leaf);
 
     const frame_info &frame(uint32_t id) const { return frames_[id]; }
     size_t frame_count() const noexcept { return frames_.size(); }
     const std::string &comm_name(uint32_t id) const { return comms_[id]; }
+    bool user_only() const noexcept { return user_only_; }
     uint32_t comm_id(const std::string &name);
 
     // What could not be resolved, for a note under the report.
@@ -220,6 +260,42 @@ private:
     std::unordered_map<uint64_t, uint32_t> kother_; // address -> frame id
     std::vector<std::string> comms_;
     std::unordered_map<std::string, uint32_t> comm_ids_;
+    uint32_t epoch_slow(uint32_t pid, uint64_t t);
+    // epoch(): per process, its change times and the last epoch's [lo, hi)
+    struct pid_epochs {
+        std::vector<uint64_t> times;
+        uint64_t lo = 0, hi = 0;
+        uint32_t epoch = 0;
+    };
+    std::unordered_map<uint32_t, pid_epochs> epochs_;
+    pid_epochs *last_epochs_ = nullptr;
+    uint32_t last_pid_ = 0;
+    // frame_at(): open addressing, bounded (starts afresh when full)
+    struct pc_slot {
+        uint64_t addr;
+        uint32_t pid, epoch;
+        uint32_t id;   // frame id + 1; 0: empty
+        bool unmapped; // outside every mapping
+    };
+    std::vector<pc_slot> pc_slots_;
+    // chain(): the CFI rules of the leaves of -g samples
+    struct leaf_key {
+        uint64_t pc;
+        uint32_t pid, epoch;
+        bool operator==(const leaf_key &) const = default;
+    };
+    struct leaf_hash {
+        size_t operator()(const leaf_key &k) const noexcept {
+            return static_cast<size_t>(
+                (k.pc ^ (uint64_t{k.pid} << 40) ^ (uint64_t{k.epoch} << 24)) *
+                    0x9e3779b97f4a7c15ull >>
+                20);
+        }
+    };
+    std::unordered_map<leaf_key, const dwarf_unwinder::frame_rule *, leaf_hash> leaf_rules_;
+    size_t pc_used_ = 0;
+    // the last comm looked up: its process, epoch and id + 1
+    uint32_t comm_pid_ = 0, comm_epoch_ = 0, comm_id_ = 0;
 };
 
 template <typename Fn>
@@ -229,11 +305,46 @@ void read_samples(int fd, uint64_t records, Fn &&fn) {
     bool pending = false; // r waits for a USERSTACK record that may follow
     if (lseek(fd, 0, SEEK_SET) != 0)
         return;
+    {
+        std::shared_ptr<user_stack> spare;
+        // In place; the records were read once already.
+        log_scan scan(fd);
+        log_scan::record rec;
+        while (n < records && scan.next(&rec)) {
+            if (rec.type > PMCLOG_TYPE_MAX)
+                continue; // log_reader skips them too
+            n++;
+            if (rec.type == PMCLOG_TYPE_USERSTACK) {
+                if (pending)
+                    attach_user_stack(rec, &r, &spare);
+                continue;
+            }
+            if (rec.type != PMCLOG_TYPE_CALLCHAIN)
+                continue;
+            if (pending)
+                fn(static_cast<const raw_sample &>(r));
+            sample_of(rec, &r);
+            pending = true;
+        }
+        if (n == records || scan.clean()) {
+            if (pending)
+                fn(static_cast<const raw_sample &>(r));
+            return;
+        }
+    }
+    // The file cannot be mapped: read on with log_reader from where the
+    // scan stopped.
+    const uint64_t taken = n;
+    n = 0;
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        return;
     try {
         hwpmc::log_reader reader(fd);
         for (const pmclog_ev &ev : reader) {
             if (++n > records)
                 break;
+            if (n <= taken)
+                continue;
             if (ev.pl_type == PMCLOG_TYPE_USERSTACK && pending) {
                 attach_user_stack(ev, log_time(ev), &r);
                 continue;

@@ -269,39 +269,98 @@ const elf_symbols::symbol *elf_symbols::find(uint64_t vaddr) const {
 }
 
 kernel_symbols::kernel_symbols(const std::string &path) {
-    std::ifstream f(path);
-    std::string line;
-    bool any = false, nonzero = false;
-    while (std::getline(f, line)) {
-        // "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[hwpmc]"
-        char *end;
-        uint64_t addr = std::strtoull(line.c_str(), &end, 16);
-        if (end == line.c_str() || *end != ' ' || end[1] == 0 || end[2] != ' ')
-            continue;
+    // Read in large pieces and parsed in place: /proc/kallsyms has some
+    // 100,000 lines, of which the text symbols are kept, their names in
+    // one block.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct pending {
+        uint64_t start;
+        size_t name, name_len, module, module_len; // offsets into names_
+    };
+    std::vector<pending> found;
+    std::vector<char> buf(1 << 20);
+    size_t have = 0;
+    bool any = false, nonzero = false, eof = false;
+    auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9')
+            return c - '0';
+        c = static_cast<char>(c | 0x20);
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    };
+    // One line, without its newline: "ffffffff81000000 T _stext" or
+    // "ffffffffc0a01000 t foo\t[hwpmc]".
+    auto line = [&](const char *p, const char *end) {
+        uint64_t addr = 0;
+        const char *q = p;
+        for (int d; q < end && (d = hex(*q)) >= 0; q++)
+            addr = addr << 4 | static_cast<uint64_t>(d);
+        if (q == p || q - p > 16 || end - q < 3 || q[0] != ' ' || q[2] != ' ')
+            return;
         any = true;
-        char type = end[1];
         if (addr)
             nonzero = true;
-        if (type != 't' && type != 'T')
-            continue;
-        std::string rest = end + 3;
-        std::string module;
-        size_t tab = rest.find('\t');
-        if (tab != std::string::npos) {
-            module = rest.substr(tab + 1);
-            rest.resize(tab);
-            if (module.size() >= 2 && module.front() == '[' && module.back() == ']')
-                module = module.substr(1, module.size() - 2);
+        if (q[1] != 't' && q[1] != 'T')
+            return;
+        const char *name = q + 3;
+        const char *tab = static_cast<const char *>(std::memchr(name, '\t', end - name));
+        const char *name_end = tab ? tab : end;
+        pending e{addr, names_.size(), static_cast<size_t>(name_end - name), 0, 0};
+        names_.insert(names_.end(), name, name_end);
+        if (tab) {
+            const char *m = tab + 1, *m_end = end;
+            if (m_end - m >= 2 && *m == '[' && m_end[-1] == ']') {
+                m++;
+                m_end--;
+            }
+            e.module = names_.size();
+            e.module_len = static_cast<size_t>(m_end - m);
+            names_.insert(names_.end(), m, m_end);
         }
-        syms_.push_back({addr, rest, module});
+        found.push_back(e);
+    };
+    while (!eof) {
+        ssize_t n = read(fd, buf.data() + have, buf.size() - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            eof = true;
+            n = 0;
+        }
+        have += static_cast<size_t>(n);
+        const char *p = buf.data(), *end = buf.data() + have;
+        for (;;) {
+            const char *nl = static_cast<const char *>(std::memchr(p, '\n', end - p));
+            if (!nl) {
+                if (eof && p < end)
+                    line(p, end); // the last line, without its newline
+                break;
+            }
+            line(p, nl);
+            p = nl + 1;
+        }
+        have = static_cast<size_t>(end - p);
+        std::memmove(buf.data(), p, have);
+        if (have == buf.size())
+            buf.resize(buf.size() * 2); // a line longer than the buffer
     }
+    close(fd);
     if (any && !nonzero) {
         restricted_ = true;
-        syms_.clear();
+        names_.clear();
         return;
     }
-    std::stable_sort(syms_.begin(), syms_.end(),
-                     [](const symbol &a, const symbol &b) { return a.start < b.start; });
+    names_.shrink_to_fit();
+    syms_.reserve(found.size());
+    for (const pending &e : found)
+        syms_.push_back({e.start,
+                         {names_.data() + e.name, e.name_len},
+                         {names_.data() + e.module, e.module_len}});
+    if (!std::is_sorted(syms_.begin(), syms_.end(),
+                        [](const symbol &a, const symbol &b) { return a.start < b.start; }))
+        std::stable_sort(syms_.begin(), syms_.end(),
+                         [](const symbol &a, const symbol &b) { return a.start < b.start; });
 }
 
 const kernel_symbols::symbol *kernel_symbols::find(uint64_t addr) const {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hwpmc_tools {
@@ -77,8 +78,8 @@ class kernel_symbols {
 public:
     struct symbol {
         uint64_t start;
-        std::string name;
-        std::string module; // "" for the kernel itself
+        std::string_view name;
+        std::string_view module; // "" for the kernel itself
     };
 
     // Read `path` (default /proc/kallsyms); check restricted() and
@@ -99,6 +100,7 @@ public:
 
 private:
     std::vector<symbol> syms_; // sorted by start
+    std::vector<char> names_;  // the names syms_ shows
     bool restricted_ = false;
 };
 

@@ -15,12 +15,18 @@ namespace hwpmc_tools {
 
 user_stack user_stack::from(const pmclog_ev_userstack &us) {
     user_stack s;
-    std::copy(us.pl_regs, us.pl_regs + PMCLOG_US_NREGS, s.regs.begin());
-    s.flags = us.pl_flags;
-    s.size = us.pl_size;
-    if (us.pl_copied && us.pl_stack)
-        s.stack.assign(us.pl_stack, us.pl_stack + us.pl_copied);
+    s.assign(us);
     return s;
+}
+
+void user_stack::assign(const pmclog_ev_userstack &us) {
+    std::copy(us.pl_regs, us.pl_regs + PMCLOG_US_NREGS, regs.begin());
+    flags = us.pl_flags;
+    size = us.pl_size;
+    if (us.pl_copied && us.pl_stack)
+        stack.assign(us.pl_stack, us.pl_stack + us.pl_copied);
+    else
+        stack.clear();
 }
 
 const char *unwind_stop_name(unwind_stop s) {
@@ -170,6 +176,12 @@ struct dwarf_unwinder::frame_rule {
     std::array<reg, nregs> regs;
     unsigned ra = reg_ip;
     bool signal = false; // a signal frame: its caller's PC is not a return address
+    // The common rule of a leaf's frame in a simple form, for leaf_caller():
+    // CFA = register cfa_reg + cfa_off, the return address saved at CFA +
+    // ra_off, the caller's stack pointer the CFA (+ sp_off).
+    bool simple = false;
+    unsigned cfa_reg = 0;
+    uint64_t cfa_off = 0, ra_off = 0, sp_off = 0; // the caller's SP: CFA + sp_off
 };
 
 namespace {
@@ -349,6 +361,180 @@ bool eval(const std::vector<Dwarf_Op> &ops, const reg_state &regs, const uint64_
     return true;
 }
 
+constexpr unsigned base_cfa = ~0u;
+
+// `ops` as base + offset, the base a register (*reg) or, where cfa is
+// allowed, the CFA (*reg = base_cfa): what eval() computes from them, for
+// the forms CFI uses for a leaf's frame; false for any other.
+bool linear(const std::vector<Dwarf_Op> &ops, bool cfa, unsigned *reg, uint64_t *off) {
+    if (ops.empty())
+        return false;
+    const Dwarf_Op &o = ops[0];
+    if (o.atom >= DW_OP_breg0 && o.atom <= DW_OP_breg31) {
+        *reg = o.atom - DW_OP_breg0;
+        *off = o.number;
+    } else if (o.atom == DW_OP_bregx) {
+        if (o.number >= nregs)
+            return false;
+        *reg = static_cast<unsigned>(o.number);
+        *off = o.number2;
+    } else if (o.atom == DW_OP_call_frame_cfa && cfa) {
+        *reg = base_cfa;
+        *off = 0;
+    } else {
+        return false;
+    }
+    if (*reg != base_cfa && *reg >= nregs)
+        return false; // eval() fails on it: left to it
+    if (ops.size() == 1)
+        return true;
+    if (ops.size() == 2 && ops[1].atom == DW_OP_plus_uconst) {
+        *off += ops[1].number;
+        return true;
+    }
+    if (ops.size() == 3 && (ops[2].atom == DW_OP_plus || ops[2].atom == DW_OP_minus)) {
+        const uint8_t a = ops[1].atom;
+        uint64_t c;
+        if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
+            c = a - DW_OP_lit0;
+        else if (a == DW_OP_constu || a == DW_OP_consts ||
+                 (a >= DW_OP_const1u && a <= DW_OP_const8s))
+            c = ops[1].number;
+        else
+            return false;
+        *off = ops[2].atom == DW_OP_plus ? *off + c : *off - c;
+        return true;
+    }
+    return false;
+}
+
+// The simple form of rule r, if it has one (frame_rule::simple).
+template <class Rule>
+void simplify(Rule *r) {
+    unsigned reg, base;
+    uint64_t off, ra_off;
+    uint64_t sp_off = 0;
+    if (r->ra >= nregs || r->ra == reg_sp)
+        return;
+    const auto &sp = r->regs[reg_sp];
+    if (sp.k == Rule::expr &&
+        (!sp.value || !linear(sp.ops, true, &base, &sp_off) || base != base_cfa))
+        return;
+    const auto &g = r->regs[r->ra];
+    if (g.k != Rule::expr || g.value || !linear(r->cfa, false, &reg, &off) ||
+        !linear(g.ops, true, &base, &ra_off) || base != base_cfa)
+        return;
+    r->simple = true;
+    r->sp_off = sp_off;
+    r->cfa_reg = reg;
+    r->cfa_off = off;
+    r->ra_off = ra_off;
+}
+
+// step() for the caller's PC only (hwpmc-record -g's leaf): the CFA, the
+// return address and the caller's stack pointer, not the other registers;
+// true exactly when step() would be, with the same *ret.
+template <class Rule>
+bool leaf_step(const Rule *r, const reg_state &cur, const stack_mem &mem, uint64_t *ret) {
+    bool off = false;
+    uint64_t cfa;
+    if (!eval(r->cfa, cur, nullptr, mem, &cfa, &off))
+        return false;
+    // The value of register i in the caller, as step() finds it.
+    auto value = [&](unsigned i, uint64_t *v) {
+        const auto &g = r->regs[i];
+        if (g.k == Rule::same) {
+            if (!cur.has(i))
+                return false;
+            *v = cur.v[i];
+            return true;
+        }
+        if (g.k != Rule::expr)
+            return false;
+        bool o = false;
+        if (!eval(g.ops, cur, &cfa, mem, v, &o))
+            return false;
+        return g.value || mem.read(*v, v);
+    };
+    if (r->regs[r->ra].k == Rule::undefined)
+        return false;
+    uint64_t ra, sp;
+    if (r->ra == reg_sp && r->regs[reg_sp].k != Rule::expr)
+        ra = cfa; // as step() reads it: after the stack pointer is set
+    else if (!value(r->ra, &ra))
+        return false;
+    if (ra == 0)
+        return false;
+    if (r->regs[reg_sp].k != Rule::expr)
+        sp = cfa;
+    else if (!value(reg_sp, &sp))
+        return false;
+    if (!cur.has(reg_sp) || sp <= cur.v[reg_sp])
+        return false;
+    *ret = ra;
+    return true;
+}
+
+// One step up from the frame `cur` by its rule `r`: the caller's
+// registers into *cur and its PC (the return address) into *ret; false
+// with *stop why not.
+template <class Rule>
+bool step(const Rule *r, reg_state *curp, const stack_mem &mem, unwind_stop *stop,
+          uint64_t *ret_out) {
+    reg_state &cur = *curp;
+    bool off_stack = false;
+    uint64_t cfa;
+    if (!eval(r->cfa, cur, nullptr, mem, &cfa, &off_stack)) {
+        *stop = off_stack ? unwind_stop::off_stack : unwind_stop::bad_cfi;
+        return false;
+    }
+    reg_state next;
+    bool lost_to_stack = false; // a register saved beyond the copy
+    for (unsigned i = 0; i < nregs; i++) {
+        const auto &g = r->regs[i];
+        if (g.k == Rule::same) {
+            if (cur.has(i))
+                next.set(i, cur.v[i]);
+        } else if (g.k == Rule::expr) {
+            uint64_t v;
+            bool off = false;
+            if (!eval(g.ops, cur, &cfa, mem, &v, &off)) {
+                lost_to_stack |= off;
+                continue;
+            }
+            if (!g.value && !mem.read(v, &v)) {
+                lost_to_stack = true;
+                continue;
+            }
+            next.set(i, v);
+        }
+    }
+    // The CFA is the caller's stack pointer (x86-64 psABI).
+    if (r->regs[reg_sp].k != Rule::expr)
+        next.set(reg_sp, cfa);
+    if (r->regs[r->ra].k == Rule::undefined) {
+        *stop = unwind_stop::outermost;
+        return false;
+    }
+    if (!next.has(r->ra)) {
+        *stop = lost_to_stack ? unwind_stop::off_stack : unwind_stop::bad_cfi;
+        return false;
+    }
+    const uint64_t ret = next.v[r->ra];
+    if (ret == 0) {
+        *stop = unwind_stop::outermost;
+        return false;
+    }
+    if (!next.has(reg_sp) || next.v[reg_sp] <= cur.v[reg_sp]) {
+        *stop = unwind_stop::no_progress;
+        return false;
+    }
+    next.set(reg_ip, ret);
+    cur = next;
+    *ret_out = ret;
+    return true;
+}
+
 } // namespace
 
 dwarf_unwinder::dwarf_unwinder(const process_table &procs, symbolizer &sym, std::string debug_dir,
@@ -462,6 +648,8 @@ const dwarf_unwinder::frame_rule *dwarf_unwinder::rule(uint32_t dso, uint64_t va
     }
     if (!r)
         *why = unwind_stop::no_cfi;
+    else
+        simplify(r.get());
     return (rules[vaddr] = std::move(r)).get();
 }
 
@@ -473,11 +661,54 @@ unwind_result dwarf_unwinder::unwind(uint32_t pid, uint64_t t, const user_stack 
 }
 
 bool dwarf_unwinder::leaf_caller(uint32_t pid, uint64_t t, const user_stack &us, uint64_t *ret) {
-    const unwind_result res = walk(pid, t, us, 2);
-    if (res.pcs.size() < 2)
+    if (!(us.flags & PMCLOG_US_F_REGS))
         return false;
-    *ret = res.pcs[1];
-    return true;
+    unwind_stop stop;
+    return leaf_caller(rule_at(pid, t, us.regs[reg_ip], &stop), us, ret);
+}
+
+bool dwarf_unwinder::leaf_caller(const frame_rule *r, const user_stack &us, uint64_t *ret) {
+    if (!r || !(us.flags & PMCLOG_US_F_REGS))
+        return false;
+    if (r->simple) {
+        // What leaf_step() computes for this form, directly.
+        const uint64_t sp = us.regs[reg_sp], cfa = us.regs[r->cfa_reg] + r->cfa_off;
+        const stack_mem mem{sp, us.stack.data(), us.stack.size()};
+        uint64_t ra;
+        if (!mem.read(cfa + r->ra_off, &ra) || ra == 0 || cfa + r->sp_off <= sp)
+            return false;
+        *ret = ra;
+        return true;
+    }
+    reg_state cur;
+    for (unsigned i = 0; i < nregs; i++)
+        cur.set(i, us.regs[i]);
+    const stack_mem mem{us.regs[reg_sp], us.stack.data(), us.stack.size()};
+    return leaf_step(r, cur, mem, ret);
+}
+
+const dwarf_unwinder::frame_rule *dwarf_unwinder::rule_at(uint32_t pid, uint64_t t, uint64_t pc,
+                                                          unwind_stop *stop) {
+    const process_table::mapping *m = procs_.find(pid, pc, t);
+    if (!m) {
+        *stop = unwind_stop::unmapped;
+        return nullptr;
+    }
+    const elf_symbols *es = sym_.elf(procs_.dso_path(m->dso));
+    uint64_t vaddr = 0;
+    if (!es || !es->offset_to_vaddr(pc - m->start + m->pgoff, &vaddr)) {
+        *stop = unwind_stop::no_cfi;
+        return nullptr;
+    }
+    const frame_rule *r = rule(m->dso, vaddr, stop);
+    if (!r) {
+        // A file's entry code (the dynamic linker's _start, which calls
+        // _dl_start, has no CFI) is the outermost frame.
+        const dso_cfi *c = cfi(m->dso);
+        if (c && c->entry && vaddr - c->entry < entry_code)
+            *stop = unwind_stop::outermost;
+    }
+    return r;
 }
 
 unwind_result dwarf_unwinder::walk(uint32_t pid, uint64_t t, const user_stack &us,
@@ -499,77 +730,14 @@ unwind_result dwarf_unwinder::walk(uint32_t pid, uint64_t t, const user_stack &u
             break;
         }
         const uint64_t pc = cur.v[reg_ip] - (exact ? 0 : 1);
-        const process_table::mapping *m = procs_.find(pid, pc, t);
-        if (!m) {
-            res.stop = unwind_stop::unmapped;
+        const frame_rule *r = rule_at(pid, t, pc, &res.stop);
+        if (!r)
             break;
-        }
-        const elf_symbols *es = sym_.elf(procs_.dso_path(m->dso));
-        uint64_t vaddr = 0;
-        if (!es || !es->offset_to_vaddr(pc - m->start + m->pgoff, &vaddr)) {
-            res.stop = unwind_stop::no_cfi;
+        uint64_t ret;
+        if (!step(r, &cur, mem, &res.stop, &ret))
             break;
-        }
-        const frame_rule *r = rule(m->dso, vaddr, &res.stop);
-        if (!r) {
-            // A file's entry code (the dynamic linker's _start, which calls
-            // _dl_start, has no CFI) is the outermost frame.
-            const dso_cfi *c = cfi(m->dso);
-            if (c && c->entry && vaddr - c->entry < entry_code)
-                res.stop = unwind_stop::outermost;
-            break;
-        }
-        bool off_stack = false;
-        uint64_t cfa;
-        if (!eval(r->cfa, cur, nullptr, mem, &cfa, &off_stack)) {
-            res.stop = off_stack ? unwind_stop::off_stack : unwind_stop::bad_cfi;
-            break;
-        }
-        reg_state next;
-        bool lost_to_stack = false; // a register saved beyond the copy
-        for (unsigned i = 0; i < nregs; i++) {
-            const frame_rule::reg &g = r->regs[i];
-            if (g.k == frame_rule::same) {
-                if (cur.has(i))
-                    next.set(i, cur.v[i]);
-            } else if (g.k == frame_rule::expr) {
-                uint64_t v;
-                bool off = false;
-                if (!eval(g.ops, cur, &cfa, mem, &v, &off)) {
-                    lost_to_stack |= off;
-                    continue;
-                }
-                if (!g.value && !mem.read(v, &v)) {
-                    lost_to_stack = true;
-                    continue;
-                }
-                next.set(i, v);
-            }
-        }
-        // The CFA is the caller's stack pointer (x86-64 psABI).
-        if (r->regs[reg_sp].k != frame_rule::expr)
-            next.set(reg_sp, cfa);
-        if (r->regs[r->ra].k == frame_rule::undefined) {
-            res.stop = unwind_stop::outermost;
-            break;
-        }
-        if (!next.has(r->ra)) {
-            res.stop = lost_to_stack ? unwind_stop::off_stack : unwind_stop::bad_cfi;
-            break;
-        }
-        const uint64_t ret = next.v[r->ra];
-        if (ret == 0) {
-            res.stop = unwind_stop::outermost;
-            break;
-        }
-        if (!next.has(reg_sp) || next.v[reg_sp] <= cur.v[reg_sp]) {
-            res.stop = unwind_stop::no_progress;
-            break;
-        }
-        next.set(reg_ip, ret);
         res.pcs.push_back(ret);
         exact = r->signal;
-        cur = next;
     }
     return res;
 }

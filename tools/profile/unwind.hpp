@@ -38,6 +38,8 @@ struct user_stack {
     std::vector<uint8_t> stack;
 
     static user_stack from(const pmclog_ev_userstack &us);
+    // The same in place (the stack's storage reused).
+    void assign(const pmclog_ev_userstack &us);
 };
 
 // Why an unwind stopped.
@@ -78,6 +80,13 @@ public:
     // return address beyond the copy, the outermost frame).  Not counted
     // in `samples` or `stops`.
     bool leaf_caller(uint32_t pid, uint64_t t, const user_stack &us, uint64_t *ret);
+    // leaf_caller() in two steps, for a caller that keeps the rules of the
+    // PCs it has seen: the CFI rule at `pc` of process `pid` at time `t`
+    // (nullptr: none, *why says why), cached here by file and address and
+    // the same for every time of one resolver::epoch(); then the step.
+    struct frame_rule;
+    const frame_rule *rule_at(uint32_t pid, uint64_t t, uint64_t pc, unwind_stop *why);
+    bool leaf_caller(const frame_rule *r, const user_stack &us, uint64_t *ret);
 
     // Counts, for a note under the report.
     uint64_t samples = 0;
@@ -87,7 +96,6 @@ public:
 
 private:
     struct dso_cfi;
-    struct frame_rule;
     // The unwind, at most max_depth frames, not counted.
     unwind_result walk(uint32_t pid, uint64_t t, const user_stack &us, size_t max_depth);
     const frame_rule *rule(uint32_t dso, uint64_t vaddr, unwind_stop *why);

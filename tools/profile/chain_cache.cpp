@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "chain_cache.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace hwpmc_tools {
+
+namespace {
+
+inline uint64_t step(uint64_t h, uint64_t v) {
+    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+} // namespace
+
+namespace {
+
+// What a cached chain takes on average, for the reservations: its entry,
+// 16 addresses and 16 frames, two slots.
+template <class E>
+constexpr size_t per_entry = sizeof(E) + 16 * sizeof(uint64_t) + 16 * sizeof(uint32_t) + 8;
+
+} // namespace
+
+chain_cache::chain_cache(resolver &res, size_t max_bytes)
+    : res_(res), max_entries_(std::max<size_t>(max_bytes / per_entry<entry>, 4)) {
+    // Reserved, not touched: the memory grows with the chains cached, and
+    // no copy of a vector that doubles ever holds twice the cache.
+    entries_.reserve(max_entries_);
+    pcs_.reserve(max_entries_ * 16);
+    frames_.reserve(max_entries_ * 16);
+}
+
+void chain_cache::flush() {
+    flushes++;
+    entries_.clear();
+    pcs_.clear();
+    frames_.clear();
+    std::fill(slots_.begin(), slots_.end(), 0);
+}
+
+void chain_cache::grow() {
+    std::vector<uint32_t> slots(slots_.empty() ? 1024 : slots_.size() * 2, 0);
+    const size_t mask = slots.size() - 1;
+    for (size_t i = 0; i < entries_.size(); i++) {
+        size_t at = entries_[i].hash & mask;
+        while (slots[at])
+            at = (at + 1) & mask;
+        slots[at] = static_cast<uint32_t>(i + 1);
+    }
+    slots_.swap(slots);
+}
+
+resolved_chain chain_cache::resolve(const raw_sample &r) {
+    bool truncated = false;
+    if (r.us && (r.us->flags & PMCLOG_US_F_REGS) && !is_leaf_stack(*r.us)) {
+        // Unwound whole: its chain comes from its stack, not its record.
+        const std::vector<uint64_t> &pcs = res_.chain(r, &buf_, &truncated);
+        resolved_chain c;
+        c.comm = res_.frames_of(r, pcs, truncated, &scratch_);
+        c.frames = scratch_;
+        return c;
+    }
+    const std::vector<uint64_t> &pcs = res_.chain(r, &buf_, &truncated);
+    const uint64_t unmapped = res_.user_unmapped, kframes = res_.kernel_frames,
+                   hidden = res_.kernel_hidden;
+    // The key: the leaves by their frames (the PC varies inside its
+    // function from sample to sample), whether an address next to a leaf
+    // repeats it (frames_of() shows a repeat once), the other addresses.
+    const uint32_t ep = res_.epoch(r.pid, r.t);
+    const size_t npc = pcs.size(), nk = std::min<size_t>(r.nkernel, npc);
+    uint32_t kleaf = UINT32_MAX, uleaf = UINT32_MAX, repeats = 0;
+    size_t skip0 = SIZE_MAX, skip1 = SIZE_MAX; // the leaves' places: 0 in the key
+    if (nk > 0 && !res_.user_only()) {
+        kleaf = res_.frame_at(r.pid, ep, pcs[0], r.t, true, true);
+        skip0 = 0;
+    }
+    if (npc > nk) {
+        uleaf = res_.frame_at(r.pid, ep, pcs[nk], r.t, false, true);
+        skip1 = nk;
+    }
+    repeats = (npc > 1 && pcs[1] == pcs[0]) | (nk > 0 && nk < npc && pcs[nk] == pcs[nk - 1]) << 1 |
+              (nk + 1 < npc && pcs[nk + 1] == pcs[nk]) << 2;
+    uint64_t h = step(step(step(step(step(0, r.pid), ep), r.flags), r.nkernel), npc);
+    h = step(step(step(h, kleaf), uleaf), repeats);
+    for (size_t i = 0; i < npc; i++)
+        h = step(h, i == skip0 || i == skip1 ? 0 : pcs[i]);
+    auto same_key = [&](const uint64_t *k) {
+        for (size_t i = 0; i < npc; i++)
+            if (k[i] != (i == skip0 || i == skip1 ? 0 : pcs[i]))
+                return false;
+        return true;
+    };
+    res_.user_unmapped = unmapped;
+    res_.kernel_frames = kframes;
+    if (slots_.empty())
+        grow();
+    size_t mask = slots_.size() - 1;
+    size_t at = h & mask;
+    for (; slots_[at]; at = (at + 1) & mask) {
+        entry &e = entries_[slots_[at] - 1];
+        if (e.hash == h && e.pid == r.pid && e.epoch == ep && e.flags == r.flags &&
+            e.nkernel == r.nkernel && e.npc == npc && e.kleaf == kleaf && e.uleaf == uleaf &&
+            e.repeats == repeats && same_key(pcs_.data() + e.pcs)) {
+            hits++;
+            res_.user_unmapped += e.unmapped;
+            res_.kernel_frames += e.kernel_frames;
+            res_.kernel_hidden += e.hidden;
+            return {e.comm, {frames_.data() + e.frames, e.nframe}, &e.memo};
+        }
+    }
+    misses++;
+    const uint32_t comm = res_.frames_of(r, pcs, truncated, &scratch_);
+    if (!entries_.empty() &&
+        (entries_.size() == entries_.capacity() || pcs_.size() + npc > pcs_.capacity() ||
+         frames_.size() + scratch_.size() > frames_.capacity())) {
+        flush();
+        for (at = h & mask; slots_[at]; at = (at + 1) & mask) {
+        }
+    }
+    entry e{};
+    e.hash = h;
+    e.pid = r.pid;
+    e.epoch = ep;
+    e.flags = r.flags;
+    e.nkernel = r.nkernel;
+    e.pcs = static_cast<uint32_t>(pcs_.size());
+    e.npc = static_cast<uint32_t>(npc);
+    e.kleaf = kleaf;
+    e.uleaf = uleaf;
+    e.repeats = repeats;
+    e.frames = static_cast<uint32_t>(frames_.size());
+    e.nframe = static_cast<uint32_t>(scratch_.size());
+    e.comm = comm;
+    e.unmapped = static_cast<uint32_t>(res_.user_unmapped - unmapped);
+    e.kernel_frames = static_cast<uint32_t>(res_.kernel_frames - kframes);
+    e.hidden = static_cast<uint32_t>(res_.kernel_hidden - hidden);
+    for (size_t i = 0; i < npc; i++)
+        pcs_.push_back(i == skip0 || i == skip1 ? 0 : pcs[i]);
+    frames_.insert(frames_.end(), scratch_.begin(), scratch_.end());
+    entries_.push_back(e);
+    slots_[at] = static_cast<uint32_t>(entries_.size());
+    if (entries_.size() * 2 > slots_.size() && slots_.size() < 2 * max_entries_) {
+        grow();
+        mask = slots_.size() - 1;
+    }
+    entry &last = entries_.back();
+    return {last.comm, {frames_.data() + last.frames, last.nframe}, &last.memo};
+}
+
+} // namespace hwpmc_tools
