@@ -59,6 +59,18 @@ static_assert(sizeof(struct hwpmc_readslot) == 16);
 static_assert(offsetof(struct hwpmc_readpage, rp_slots) == 64);
 static_assert(sizeof(atomic64_t) == sizeof(__u64));
 
+#ifdef HWPMC_TESTING
+/*
+ * Test flavor only: QEMU's TCG offers no invariant TSC (its TSC is one
+ * clock for every vCPU all the same), so the tests let the page answer
+ * for TSC PMCs there.
+ */
+static bool test_readpage_tsc;
+module_param(test_readpage_tsc, bool, 0444);
+#else
+#define test_readpage_tsc false
+#endif
+
 /*
  * Does user RDTSC read what tsc_read() does, wherever either runs?  An
  * invariant TSC (constant rate, not stopped in idle) that the kernel did
@@ -67,10 +79,11 @@ static_assert(sizeof(atomic64_t) == sizeof(__u64));
  */
 static bool hwpmc_readpage_tsc_ok(void)
 {
-	return boot_cpu_has(X86_FEATURE_TSC) &&
-	       boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) &&
-	       !check_tsc_unstable();
+	if (!boot_cpu_has(X86_FEATURE_TSC) || check_tsc_unstable())
+		return false;
+	return test_readpage_tsc ||
+	       (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+		boot_cpu_has(X86_FEATURE_NONSTOP_TSC));
 }
 
 /*
@@ -212,12 +225,12 @@ void hwpmc_readpage_pmc_free(struct hwpmc_pmc *pm)
 	hwpmc_owner_assert_held(pm->po);
 	if (pm->rslot < 0)
 		return;
-	raw_spin_lock(&hwpmc_proc_lock);
-	WRITE_ONCE(hwpmc_rslot(pm)->rs_ctl, 0);
-	raw_spin_unlock(&hwpmc_proc_lock);
 	rp->free_gp[pm->rslot] = get_state_synchronize_rcu();
 	__clear_bit(pm->rslot, rp->used);
+	raw_spin_lock(&hwpmc_proc_lock);
+	WRITE_ONCE(hwpmc_rslot(pm)->rs_ctl, 0);
 	pm->rslot = -1;
+	raw_spin_unlock(&hwpmc_proc_lock);
 }
 
 /*

@@ -69,7 +69,7 @@ static const int e_writelog[] = { EINVAL, ENOBUFS, WRITE_ERRS, 0 };
 static const int e_getdyneventinfo[] = { EINVAL, E2BIG, 0 };
 /* EINVAL bad handle, 42 ESRCH. */
 static const int e_getcaps[] = { EINVAL, ESRCH, 0 };
-static const int e_getreadslot[] = { EINVAL, ENOENT, 0 };
+static const int e_getreadslot[] = { EINVAL, ESRCH, ENOENT, 0 };
 
 bool fuzz_errno_ok(const struct fuzz_op *op, int err)
 {

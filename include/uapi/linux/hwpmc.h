@@ -472,10 +472,11 @@ struct hwpmc_readpage {
 /*
  * GETREADSLOT (since 1.6): the read-page slot of PMC pm_pmcid and its
  * generation (never 0).  EINVAL: no such PMC of this owner, or
- * pm_reserved not 0; ENOENT: the PMC has no slot (not a kind the page
- * answers for, allocated before the owner's page was mapped, or every
- * slot was taken), or it is a TSC PMC and the caller's RDTSC is disabled
- * (prctl(PR_SET_TSC, PR_TSC_SIGSEGV)): read it with PMCRW.
+ * pm_reserved not 0; ESRCH: the owner has no PMC at all; ENOENT: the PMC
+ * has no slot (not a kind the page answers for, allocated before the
+ * owner's page was mapped, or every slot was taken), or it is a TSC PMC
+ * and the caller's RDTSC is disabled (prctl(PR_SET_TSC,
+ * PR_TSC_SIGSEGV)): read it with PMCRW.
  */
 struct pmc_op_getreadslot {
 	__u32	pm_pmcid;		/* in */
