@@ -61,9 +61,9 @@ static_assert(sizeof(atomic64_t) == sizeof(__u64));
 
 #ifdef HWPMC_TESTING
 /*
- * Test flavor only: QEMU's TCG offers no invariant TSC (its TSC is one
- * clock for every vCPU all the same), so the tests let the page answer
- * for TSC PMCs there.
+ * Test flavor only: QEMU's TCG offers no invariant TSC, and a guest may
+ * find its vCPUs' TSCs unsynchronized, so the tests (pinned to one CPU)
+ * let the page answer for TSC PMCs there.
  */
 static bool test_readpage_tsc;
 module_param(test_readpage_tsc, bool, 0444);
@@ -79,11 +79,11 @@ module_param(test_readpage_tsc, bool, 0444);
  */
 static bool hwpmc_readpage_tsc_ok(void)
 {
-	if (!boot_cpu_has(X86_FEATURE_TSC) || check_tsc_unstable())
+	if (!boot_cpu_has(X86_FEATURE_TSC))
 		return false;
 	return test_readpage_tsc ||
 	       (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-		boot_cpu_has(X86_FEATURE_NONSTOP_TSC));
+		boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable());
 }
 
 /*
@@ -95,6 +95,7 @@ static struct hwpmc_rpage *hwpmc_readpage_get(struct hwpmc_owner *po)
 {
 	/* Pairs with the cmpxchg_release() below: the page made. */
 	struct hwpmc_rpage *rp = smp_load_acquire(&po->rpage), *old;
+	unsigned int i;
 
 	if (rp)
 		return rp;
@@ -109,6 +110,8 @@ static struct hwpmc_rpage *hwpmc_readpage_get(struct hwpmc_owner *po)
 	rp->up = page_address(rp->page);
 	rp->tsc = hwpmc_readpage_tsc_ok();
 	rp->next_gen = 1;
+	for (i = 0; i < HWPMC_READPAGE_NSLOTS; i++)
+		rp->free_gp[i] = get_completed_synchronize_rcu();
 	rp->up->rp_version = HWPMC_READPAGE_VERSION;
 	rp->up->rp_nslots = HWPMC_READPAGE_NSLOTS;
 	rp->up->rp_slot_size = sizeof(struct hwpmc_readslot);

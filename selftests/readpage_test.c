@@ -456,27 +456,33 @@ TEST_F(rp, owners_do_not_share)
 }
 
 /*
- * More PMCs than slots: the first HWPMC_READPAGE_NSLOTS get one, the
- * rest ENOENT, and PMCRW reads one of those right (attached to the
- * caller, started, 5 getppid(): 6 system calls with the read's own).  A
- * PMC allocated before the page was mapped has none.  A slot freed is
- * reused, after a grace period, with a new generation; a reader of the
- * old one is sent to PMCRW.  (A process can have at most one PMC per SOFT
- * row, 16: most of these stay unattached.)  0, a step, 20 (slots), 21
- * (the fallback read wrong), 22 (stale generation answered).
+ * More PMCs than slots: an owner has at most one process-scope PMC per
+ * SOFT row (16), so the slots are filled with TSC PMCs (system scope, a
+ * shared row).  The first HWPMC_READPAGE_NSLOTS PMCs allocated after the
+ * page get one, the rest ENOENT, and PMCRW reads those right: a SOFT
+ * SYSCALL.ENTER PMC allocated before the page was mapped (no slot either),
+ * attached to the caller and started, counts 5 getppid() and its read's
+ * own call; a TSC PMC without a slot reads between two page reads of one
+ * with.  A slot freed is reused, after a grace period, with a new
+ * generation; a reader of the old one is sent to PMCRW.  Needs TSC slots
+ * (see tsc_brackets_pmcrw): 4 without.  Pinned to CPU 0.  0, a step,
+ * or 31-38 (the check that failed, in order).
  */
+#define NSOFT	15
 #define NPMC	(HWPMC_READPAGE_NSLOTS + 4)
 
 static int run_exhaust(void *arg)
 {
 	struct hwpmc_readpage *p;
-	__u32 id[NPMC], slot[NPMC], gen[NPMC], early, s, g, last;
+	__u32 id[NPMC], slot[NPMC], gen[NPMC], early, s, g;
 	unsigned int i, nslot = 0, tries;
-	__u64 w;
+	__u64 w, a, b, c;
 	int fd, err;
 
 	if (arg && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		return 9;
+	if (hwpmc_pin_cpu(0))
+		return 1;
 	fd = hwpmc_open();
 	if (fd < 0)
 		return 1;
@@ -484,36 +490,44 @@ static int run_exhaust(void *arg)
 		return 2;
 	p = rp_map_ro(fd);
 	if (!p || rp_slot(fd, early, &s, &g) != ENOENT)
-		return 20;
+		return 31;
+	if (!(p->rp_flags & HWPMC_RP_F_TSC))
+		return 4;
 	for (i = 0; i < NPMC; i++) {
-		if (hwpmc_soft_tc(fd, PMC_SOFT_SYSCALL_ENTER, 0, &id[i]))
+		if (i < NSOFT)
+			err = hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id[i]);
+		else
+			err = hwpmc_alloc(fd, PMC_CLASS_TSC, 0, PMC_MODE_SC, 0,
+					  0, 0, &id[i]);
+		if (err)
 			return 3;
 		err = rp_slot(fd, id[i], &slot[i], &gen[i]);
 		if (!err)
 			nslot++;
 		else if (err != ENOENT || i < HWPMC_READPAGE_NSLOTS)
-			return 20;
+			return 32;
 	}
 	if (nslot != HWPMC_READPAGE_NSLOTS)
-		return 20;
-	last = id[NPMC - 1];
-	if (hwpmc_attach(fd, last, 0) || hwpmc_start(fd, last))
+		return 33;
+	if (hwpmc_attach(fd, early, 0) || hwpmc_start(fd, early))
 		return 4;
 	for (i = 0; i < 5; i++)
 		getppid();
-	if (hwpmc_read(fd, last, &w))
+	if (hwpmc_read(fd, early, &w))
 		return 5;
 	if (w != 6)
-		return 21;
-	if (hwpmc_release(fd, last))
-		return 6;
+		return 34;
+	if (rp_read(p, slot[NSOFT], gen[NSOFT], &a) ||
+	    hwpmc_read(fd, id[NPMC - 1], &b) ||
+	    rp_read(p, slot[NSOFT], gen[NSOFT], &c) || a >= b || b >= c)
+		return 35;
 	/* Release a slotted one; its slot comes back with another gen. */
 	if (hwpmc_release(fd, id[0]))
 		return 6;
 	if (!rp_read(p, slot[0], gen[0], &w))
-		return 22;
+		return 36;
 	for (tries = 0; tries < 100; tries++) {
-		if (hwpmc_soft_tc(fd, PMC_SOFT_SYSCALL_ENTER, 0, &id[0]))
+		if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id[0]))
 			return 7;
 		if (!rp_slot(fd, id[0], &s, &g))
 			break;
@@ -522,22 +536,17 @@ static int run_exhaust(void *arg)
 		usleep(20000);	/* a grace period */
 	}
 	if (tries == 100 || s != slot[0] || g == gen[0])
-		return 20;
+		return 37;
 	if (hwpmc_attach(fd, id[0], 0))
 		return 8;
 	if (!rp_read(p, slot[0], gen[0], &w) || rp_read(p, s, g, &w) ||
 	    w != 0)
-		return 22;
+		return 38;
 	fprintf(stderr, "#   %s: %u slots, the next PMCs ENOENT; a slot reused after %u tries, generation %u -> %u\n",
 		arg ? "uid 65534" : "root", nslot, tries, gen[0], g);
 	close(fd);
 	munmap(p, PAGE_SZ);
 	return 0;
-}
-
-TEST_F_TIMEOUT(rp, slots_run_out_to_pmcrw, 120)
-{
-	both(_metadata, run_exhaust);
 }
 
 /*
@@ -595,9 +604,9 @@ TEST_F(rp, getreadslot_errors)
 }
 
 /*
- * TSC: the page's answer is RDTSC, bracketing PMCRW's.  A system-scope
- * PMC: as uid 65534 only where kernel.hwpmc.unprivileged_syspmcs allows.
- * 0, a step, 4 (no slot: skip), 20 (out of order).
+ * TSC: the page's answer is RDTSC, bracketing PMCRW's (pinned to CPU 0:
+ * a guest's vCPUs' TSCs may differ).  0, a step, 4 (no TSC slots), 20
+ * (out of order).
  */
 static int run_tsc(void *arg)
 {
@@ -606,6 +615,8 @@ static int run_tsc(void *arg)
 	__u64 a, b, c;
 	int fd, r, err;
 
+	if (hwpmc_pin_cpu(0))
+		return 1;
 	fd = hwpmc_open();
 	if (fd < 0)
 		return 1;
@@ -615,8 +626,6 @@ static int run_tsc(void *arg)
 	if (!(p->rp_flags & HWPMC_RP_F_TSC))
 		return 4;
 	err = hwpmc_alloc(fd, PMC_CLASS_TSC, 0, PMC_MODE_SC, 0, 0, 0, &id);
-	if (err == EPERM && arg)
-		return 4;
 	if (err || rp_slot(fd, id, &slot, &gen))
 		return 3;
 	for (r = 0; r < ROUNDS; r++) {
@@ -631,14 +640,18 @@ static int run_tsc(void *arg)
 }
 
 /*
- * Where the TSC is not invariant (QEMU's TCG), the test flavor's
+ * Run @fn (4: no TSC slots) as root and as uid 65534 where TSC PMCs get
+ * slots.  Where the TSC is not invariant (QEMU's TCG), the test flavor's
  * test_readpage_tsc=1 lets the page answer anyway (its TSC is one clock
- * for every vCPU), and the release module is loaded back after.
+ * for every vCPU), and the release module is loaded back after.  uid
+ * 65534 may have system-scope PMCs meanwhile (unprivileged_syspmcs).
  */
-TEST_F(rp, tsc_brackets_pmcrw)
+static void with_tsc_slots(struct __test_metadata *_metadata,
+			   int (*fn)(void *))
 {
+	static const char *sysctl = "/proc/sys/kernel/hwpmc/unprivileged_syspmcs";
 	static int tag;
-	int rc = hwpmc_run_in_child(run_tsc, NULL), rn;
+	int rc = hwpmc_run_in_child(fn, NULL), rn;
 	bool reloaded = false;
 	long old;
 
@@ -649,31 +662,37 @@ TEST_F(rp, tsc_brackets_pmcrw)
 			SKIP(return, "no invariant TSC here (HWPMC_RP_F_TSC clear) and no test module to pretend one");
 		}
 		fprintf(stderr, "#   no invariant TSC: the test module with test_readpage_tsc=1\n");
-		rc = hwpmc_run_in_child(run_tsc, NULL);
+		rc = hwpmc_run_in_child(fn, NULL);
 	}
 	if (rc == 4) {
 		if (reloaded) {
 			hwpmc_module_unload_wait();
 			hwpmc_module_load("", "");
 		}
-		SKIP(return, "no stable TSC here (HWPMC_RP_F_TSC clear): TSC PMCs get no slot");
+		SKIP(return, "no TSC here (HWPMC_RP_F_TSC clear): TSC PMCs get no slot");
 	}
 	EXPECT_EQ(0, rc);
-	/* uid 65534 may have a system-scope PMC while the sysctl allows. */
-	old = hwpmc_sysctl_get("/proc/sys/kernel/hwpmc/unprivileged_syspmcs");
+	old = hwpmc_sysctl_get(sysctl);
 	if (old == 0)
-		hwpmc_sysctl_set("/proc/sys/kernel/hwpmc/unprivileged_syspmcs", 1);
-	rn = hwpmc_as_nobody(run_tsc, &tag);
+		hwpmc_sysctl_set(sysctl, 1);
+	rn = hwpmc_as_nobody(fn, &tag);
 	if (old == 0)
-		hwpmc_sysctl_set("/proc/sys/kernel/hwpmc/unprivileged_syspmcs", 0);
-	if (rn == 4)
-		fprintf(stderr, "#   uid 65534: no system-scope PMC (kernel.hwpmc.unprivileged_syspmcs 0)\n");
-	else
-		EXPECT_EQ(0, rn);
+		hwpmc_sysctl_set(sysctl, 0);
+	EXPECT_EQ(0, rn);
 	if (reloaded) {
 		hwpmc_module_unload_wait();
 		hwpmc_module_load("", "");	/* the release module, as the rig loaded it */
 	}
+}
+
+TEST_F(rp, tsc_brackets_pmcrw)
+{
+	with_tsc_slots(_metadata, run_tsc);
+}
+
+TEST_F_TIMEOUT(rp, slots_run_out_to_pmcrw, 120)
+{
+	with_tsc_slots(_metadata, run_exhaust);
 }
 
 TEST_HARNESS_MAIN
