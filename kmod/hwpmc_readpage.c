@@ -217,7 +217,8 @@ void hwpmc_readpage_pmc_alloc(struct hwpmc_pmc *pm)
 /*
  * PMCRELEASE, the owner's shutdown (@pm detached from every target, its
  * state DELETED): the slot is free, readers of its generation go to PMCRW
- * (which says EINVAL), and nobody gets it before a grace period.  A hook
+ * (which says EINVAL), and nobody gets it before a grace period (started
+ * now: one that waited for unrelated RCU activity could be long).  A hook
  * that still credits @pm through pm->rvalue meanwhile writes a slot nobody
  * reads.  Owner lock held.
  */
@@ -228,7 +229,7 @@ void hwpmc_readpage_pmc_free(struct hwpmc_pmc *pm)
 	hwpmc_owner_assert_held(pm->po);
 	if (pm->rslot < 0)
 		return;
-	rp->free_gp[pm->rslot] = get_state_synchronize_rcu();
+	rp->free_gp[pm->rslot] = start_poll_synchronize_rcu();
 	__clear_bit(pm->rslot, rp->used);
 	raw_spin_lock(&hwpmc_proc_lock);
 	WRITE_ONCE(hwpmc_rslot(pm)->rs_ctl, 0);

@@ -526,7 +526,7 @@ static int run_exhaust(void *arg)
 		return 6;
 	if (!rp_read(p, slot[0], gen[0], &w))
 		return 36;
-	for (tries = 0; tries < 100; tries++) {
+	for (tries = 0; tries < 250; tries++) {
 		if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id[0]))
 			return 7;
 		if (!rp_slot(fd, id[0], &s, &g))
@@ -535,7 +535,7 @@ static int run_exhaust(void *arg)
 			return 7;
 		usleep(20000);	/* a grace period */
 	}
-	if (tries == 100 || s != slot[0] || g == gen[0])
+	if (tries == 250 || s != slot[0] || g == gen[0])
 		return 37;
 	if (hwpmc_attach(fd, id[0], 0))
 		return 8;
