@@ -44,9 +44,12 @@ void munmap_page(const hwpmc_readpage *page) {
     ::munmap(const_cast<hwpmc_readpage *>(page), HWPMC_READPAGE_SIZE);
 }
 
+std::atomic<unsigned> fork_gen{0};
+
 // fork()'s child has no mapping (VM_DONTCOPY): it reads with PMCRW.
 void forget_in_child() {
     capi().readpage.page.store(nullptr, std::memory_order_release);
+    fork_gen.fetch_add(1, std::memory_order_relaxed);
 }
 
 } // namespace
@@ -61,24 +64,38 @@ readpage_mapper &readpage_mapping() {
     return m;
 }
 
-void readpage_state::map(int fd) {
+unsigned fork_generation() {
     static std::once_flag atfork;
     std::call_once(atfork, [] { pthread_atfork(nullptr, nullptr, forget_in_child); });
+    return fork_gen.load(std::memory_order_relaxed);
+}
+
+bool readpage_slot(int fd, uint32_t id, uint32_t *slot, uint32_t *gen) {
+    pmc_op_getreadslot a{};
+    a.pm_pmcid = id;
+    if (xioctl(fd, HWPMC_IOC_GETREADSLOT, &a) < 0 || a.pm_gen == 0 ||
+        a.pm_slot >= HWPMC_READPAGE_NSLOTS)
+        return false;
+    *slot = a.pm_slot;
+    *gen = a.pm_gen;
+    return true;
+}
+
+void readpage_state::map(int fd) {
+    (void)fork_generation(); // the child handler, before the page exists
     page.store(readpage_mapping().map(fd), std::memory_order_release);
 }
 
 void readpage_state::learn(int fd, uint32_t id) {
     if (id >= kMaxIds || page.load(std::memory_order_relaxed) == nullptr)
         return;
-    pmc_op_getreadslot a{};
-    a.pm_pmcid = id;
+    uint32_t slot = 0, gen = 0;
     // ENOENT (no slot), ENOTTY (an older module): PMCRW reads it.
-    if (xioctl(fd, HWPMC_IOC_GETREADSLOT, &a) < 0 || a.pm_gen == 0 ||
-        a.pm_slot >= HWPMC_READPAGE_NSLOTS) {
+    if (!readpage_slot(fd, id, &slot, &gen)) {
         slots[id].store(0, std::memory_order_relaxed);
         return;
     }
-    slots[id].store(static_cast<uint64_t>(a.pm_gen) << 32 | a.pm_slot, std::memory_order_relaxed);
+    slots[id].store(static_cast<uint64_t>(gen) << 32 | slot, std::memory_order_relaxed);
 }
 
 void readpage_state::reset() {

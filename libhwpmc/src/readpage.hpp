@@ -48,6 +48,15 @@ struct readpage_mapper {
 };
 readpage_mapper &readpage_mapping();
 
+// Incremented in every fork(2)'s child (pthread_atfork), where no read
+// page of the parent is mapped: a page mapped at generation g is usable
+// (and unmapped) only while this is still g.  Registers the handler.
+unsigned fork_generation();
+
+// GETREADSLOT: true with the PMC's slot and generation, false when it has
+// none (ENOENT, or a module before 1.6: ENOTTY).
+bool readpage_slot(int fd, uint32_t id, uint32_t *slot, uint32_t *gen);
+
 // What the C API knows: its session's page and, per PMC id below
 // kMaxIds, its slot (0: none; else gen << 32 | slot, gen never 0).
 struct readpage_state {

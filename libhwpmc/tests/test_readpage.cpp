@@ -6,6 +6,8 @@
 #include "capi_fixture.hpp"
 #include "readpage.hpp"
 
+#include <hwpmc/hwpmc.hpp>
+
 #include <gtest/gtest.h>
 
 using namespace hwpmc::detail;
@@ -153,6 +155,26 @@ TEST_F(readpage_test, no_page_reads_by_pmcrw) {
     pmc_value_t v = 0;
     ASSERT_EQ(pmc_read(id, &v), 0);
     EXPECT_EQ(v, 1007u);
+    EXPECT_EQ(k.rw_calls, before + 1);
+}
+
+TEST_F(readpage_test, cxx_pmc_reads_its_devices_page) {
+    auto dev = hwpmc::device::open();
+    auto p = dev.allocate("SOFT-SYSCALL.ENTER", PMC_MODE_TC, 0, -1, 7);
+    p.attach();
+    p.start();
+    unsigned before = k.rw_calls;
+    EXPECT_EQ(p.read(), 1007u);
+    EXPECT_EQ(k.rw_calls, before);
+    p.stop(); // the page cannot answer: PMCRW
+    before = k.rw_calls;
+    EXPECT_EQ(p.read(), 7u);
+    EXPECT_EQ(k.rw_calls, before + 1);
+    // No slot (CLOCK.PROF): PMCRW.
+    auto prof = dev.allocate("SOFT-CLOCK.PROF", PMC_MODE_TC, 0, -1, 0);
+    prof.attach();
+    before = k.rw_calls;
+    (void)prof.read();
     EXPECT_EQ(k.rw_calls, before + 1);
 }
 

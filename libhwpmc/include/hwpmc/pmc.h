@@ -367,8 +367,8 @@ int pmc_writelog(uint32_t _udata);
  * (TSC: RDTSC, where the kernel finds the TSC invariant).  Otherwise, and
  * for every other PMC, with a module before 1.6, and in a fork(2)'s child
  * (which does not inherit the mapping), it is the PMCRW ioctl, so values
- * and errors are the ioctl's.  Neither hwpmc::pmc::read() nor
- * pmc_rw() uses the page.
+ * and errors are the ioctl's.  hwpmc::pmc::read() does the same with its
+ * device's page (hwpmc::device::open() maps it); pmc_rw() never uses it.
  */
 
 int pmc_ncpu(void);
