@@ -412,11 +412,15 @@ void hwpmc_proc_log_exec(struct task_struct *task, u64 base, const char *path);
 static inline void hwpmc_target_add(struct hwpmc_target *pt,
 				    struct task_struct *task, u64 n)
 {
-	atomic64_add(n, &pt->value);
-	atomic64_add(n, &pt->pm->value);
-	/* Its read-page slot, after the value PMCRW reads (uapi header). */
+	/*
+	 * Its read-page slot first, then the value PMCRW reads (locked adds:
+	 * ordered), so that a page read after a PMCRW is never below it
+	 * (uapi header).
+	 */
 	if (pt->pm->rvalue)
 		atomic64_add(n, pt->pm->rvalue);
+	atomic64_add(n, &pt->value);
+	atomic64_add(n, &pt->pm->value);
 }
 
 struct hwpmc_target *hwpmc_target_find(struct task_struct *task,

@@ -24,15 +24,16 @@
  * Lifetime: the page is referenced by its owner (until the owner is freed,
  * after a grace period that outlasts every hook that could still credit
  * one of its PMCs) and by each mapping (vm_ops open/close), so it goes
- * with the last of them.  A mapping's file is an anonymous one, not the
- * open of /dev/hwpmc: a mapping does not keep the owner, its PMCs or its
- * log alive, and the last close releases them as before (the page then
- * says HWPMC_RP_F_GONE).  A slot freed by PMCRELEASE is reused only after
+ * with the last of them.  A mapping's file is the open of /dev/hwpmc it
+ * was made from: a mapping keeps that open, hence its owner and the
+ * owner's place in its user's max_owners_per_user, so that a user cannot
+ * pin more pages than owners (an open closed after its mmap() would
+ * otherwise leave its page mapped while the user opened the next).  The
+ * owner's shutdown (its opener exited) still releases its PMCs and log;
+ * the page then says HWPMC_RP_F_GONE.  A slot freed by PMCRELEASE is reused only after
  * a grace period from its release (the hooks that saw the old PMC credit
  * it inside an RCU read side), with a new generation.
  */
-#include <linux/anon_inodes.h>
-#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -123,6 +124,9 @@ static struct hwpmc_rpage *hwpmc_readpage_get(struct hwpmc_owner *po)
 		kfree(rp);
 		return old;
 	}
+	/* A shutdown that looked before the page was there: say so now. */
+	if (READ_ONCE(po->dead))
+		hwpmc_readpage_owner_dead(po);
 	return rp;
 }
 
@@ -224,11 +228,12 @@ void hwpmc_readpage_pmc_alloc(struct hwpmc_pmc *pm)
  */
 void hwpmc_readpage_pmc_free(struct hwpmc_pmc *pm)
 {
-	struct hwpmc_rpage *rp = pm->po->rpage;
+	struct hwpmc_rpage *rp;
 
 	hwpmc_owner_assert_held(pm->po);
 	if (pm->rslot < 0)
 		return;
+	rp = READ_ONCE(pm->po->rpage);	/* set: the slot was given from it */
 	rp->free_gp[pm->rslot] = start_poll_synchronize_rcu();
 	__clear_bit(pm->rslot, rp->used);
 	raw_spin_lock(&hwpmc_proc_lock);
@@ -311,22 +316,13 @@ static const struct vm_operations_struct hwpmc_readpage_vm_ops = {
 };
 
 /*
- * The mappings' file: holds the module (these ops and vm_ops are its),
- * not the owner.
- */
-static const struct file_operations hwpmc_readpage_fops = {
-	.owner	= THIS_MODULE,
-	.llseek	= noop_llseek,
-};
-
-/*
  * mmap() of /dev/hwpmc: the owner's read page, read-only, whole, at
- * HWPMC_READPAGE_OFFSET.  The mmap lock is held: no owner lock.
+ * HWPMC_READPAGE_OFFSET; the mapping keeps the open (vma->vm_file).  The
+ * mmap lock is held: no owner lock.
  */
 int hwpmc_readpage_mmap(struct hwpmc_owner *po, struct vm_area_struct *vma)
 {
 	struct hwpmc_rpage *rp;
-	struct file *file;
 	int err;
 
 	if (vma->vm_pgoff != HWPMC_READPAGE_OFFSET >> PAGE_SHIFT ||
@@ -340,23 +336,15 @@ int hwpmc_readpage_mmap(struct hwpmc_owner *po, struct vm_area_struct *vma)
 	rp = hwpmc_readpage_get(po);
 	if (!rp)
 		return -ENOMEM;
-	file = anon_inode_getfile("[hwpmc-readpage]", &hwpmc_readpage_fops,
-				  NULL, O_RDONLY);
-	if (IS_ERR(file))
-		return PTR_ERR(file);
 	/* Never writable (mprotect: EACCES), not inherited, not dumped. */
 	hwpmc_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 			   VM_MAYWRITE | VM_MAYEXEC);
 	err = remap_pfn_range(vma, vma->vm_start, page_to_pfn(rp->page),
 			      PAGE_SIZE, vma->vm_page_prot);
-	if (err) {
-		fput(file);
+	if (err)
 		return err;
-	}
 	get_page(rp->page);
 	vma->vm_private_data = rp->page;
 	vma->vm_ops = &hwpmc_readpage_vm_ops;
-	vma_set_file(vma, file);
-	fput(file);
 	return 0;
 }

@@ -9,8 +9,9 @@
  * it).  The page takes no system call: a SYSCALL.ENTER PMC of another
  * owner (no page) counts none across a thousand page reads.  Mapping it
  * writable or executable fails (EPERM; mprotect: EACCES), another length
- * or offset is EINVAL; the page outlives the close of its owner (then
- * HWPMC_RP_F_GONE, every slot free), is not inherited across fork(), and
+ * or offset is EINVAL; a mapping keeps its open (and owner) past a close,
+ * so a user pins no more pages than max_owners_per_user allows it owners;
+ * the page is not inherited across fork(), and
  * holds its own owner's PMCs only; past HWPMC_READPAGE_NSLOTS PMCs, PMCRW
  * alone (GETREADSLOT: ENOENT) still reads right; a slot freed and reused
  * has a new generation, which a reader of the old one sees.  As root and
@@ -349,10 +350,11 @@ TEST_F(rp, mapping_is_read_only)
 }
 
 /*
- * Close of the open while the page is mapped: the owner goes (its PMC
- * released), the page stays readable with HWPMC_RP_F_GONE and no slot in
- * use.  A fork()'s child has no mapping.  0, a step (1-5), 20 (not gone),
- * 21 (the child has it), 22 (the parent lost it).
+ * Close of the open while the page is mapped: the mapping keeps the open,
+ * so its owner and PMC live on until the unmap: the slot still answers
+ * and counts.  A fork()'s child has no mapping.  0, a step (1-5), 20 (the
+ * slot no longer answers or counts), 21 (the child has it), 22 (the
+ * parent lost it).
  */
 static int run_close_fork(void *arg)
 {
@@ -386,15 +388,72 @@ static int run_close_fork(void *arg)
 	if (rp_read(p, slot, gen, &v))
 		return 22;
 	close(fd);
-	/* The last close released the owner; the page is still here. */
-	if (!(__atomic_load_n(&p->rp_flags, __ATOMIC_ACQUIRE) &
-	      HWPMC_RP_F_GONE) ||
-	    __atomic_load_n(&p->rp_slots[slot].rs_ctl, __ATOMIC_ACQUIRE) ||
-	    !rp_read(p, slot, gen, &v))
-		return 20;
+	/* The mapping holds the open: the PMC still counts, in the page. */
+	{
+		__u64 v2 = 0;
+
+		getppid();
+		if ((__atomic_load_n(&p->rp_flags, __ATOMIC_ACQUIRE) &
+		     HWPMC_RP_F_GONE) || rp_read(p, slot, gen, &v2) ||
+		    v2 <= v)
+			return 20;
+	}
 	if (munmap(p, PAGE_SZ))
 		return 5;
 	return 0;
+}
+
+#define MAX_OWNERS	"/proc/sys/kernel/hwpmc/max_owners_per_user"
+#define NCAP		8
+
+/*
+ * A user cannot pin more pages than it may have owners (uid 65534): open,
+ * mmap(), close, again: the mappings keep their opens, so the open past
+ * the cap (NCAP, set by the test) fails with EMFILE; once unmapped, the opens are
+ * gone and one more open works.  0, a step, 20 (no cap met), 21 (the
+ * opens did not go with the mappings).
+ */
+static int run_pin_pages(void *arg)
+{
+	struct hwpmc_readpage *p[NCAP + 4];
+	int i, n, fd, err = 0;
+
+	if (arg && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		return 9;
+	for (n = 0; n < NCAP + 4; n++) {
+		fd = hwpmc_open();
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		p[n] = rp_map_ro(fd);
+		close(fd);
+		if (!p[n])
+			return 1;
+	}
+	if (n != NCAP || err != EMFILE)
+		return 20;
+	for (i = 0; i < n; i++)
+		if (munmap(p[i], PAGE_SZ))
+			return 2;
+	fd = hwpmc_open();
+	if (fd < 0)
+		return 21;
+	close(fd);
+	return 0;
+}
+
+TEST_F(rp, pages_are_bounded_by_owners)
+{
+	long old = hwpmc_sysctl_get(MAX_OWNERS);
+
+	if (geteuid())
+		SKIP(return, "needs root to set %s", MAX_OWNERS);
+	ASSERT_LT(0, old);
+	ASSERT_EQ(0, hwpmc_sysctl_set(MAX_OWNERS, NCAP));
+	/* As uid 65534: root (CAP_SYS_ADMIN) is exempt from the cap. */
+	EXPECT_EQ(0, hwpmc_as_nobody(run_pin_pages, &old));
+	hwpmc_sysctl_set(MAX_OWNERS, old);
 }
 
 TEST_F(rp, survives_close_and_is_not_inherited)

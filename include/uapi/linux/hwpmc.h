@@ -433,7 +433,7 @@ struct pmc_op_getdyneventinfo {
  *	the count is v
  *
  * HWPMC_RS_VALUE: rs_value is the count, exactly what PMCRW would read
- * (same events; the kernel adds to the page after it adds to the value
+ * (same events; the kernel adds to the page before it adds to the value
  * PMCRW reads, so a page read after a PMCRW is never below it).  Set while
  * the PMC is allocated or running and attached to at least one process;
  * clear while it is stopped (a stopped PMC's PMCRW first waits for the
