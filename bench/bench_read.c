@@ -14,10 +14,15 @@
  *   pmcrw:EVENT            the raw PMCRW ioctl on a process-scope counting
  *                          PMC attached to this process (TSC: system scope,
  *                          CPU 0)
- *   pmc_read:EVENT         pmc_read() through libhwpmc, same PMC
+ *   pmc_read:EVENT         pmc_read() through libhwpmc, same PMC (which
+ *                          reads the read page where the PMC has a slot:
+ *                          SOFT but CLOCK.PROF, TSC with an invariant TSC)
+ *   page:EVENT             the read page read directly (the uapi header's
+ *                          reader), same PMC, on an owner that mapped its
+ *                          page first: no system call
  *   perf:task-clock        read() of a perf software counter on this process
  *   perf:context-switches
- * EVENT: SCHED.SWITCH, CLOCK.PROF, PAGE_FAULT.ALL, TSC.
+ * EVENT: SCHED.SWITCH, CLOCK.PROF, PAGE_FAULT.ALL, SYSCALL.ENTER, TSC.
  *
  * Prints one line per variant: "read VARIANT NS_PER_READ".  Exit status 0,
  * or 1 with a message when a variant cannot be set up (its line is then
@@ -32,7 +37,9 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <x86intrin.h>
 #include <linux/perf_event.h>
 #include <linux/hwpmc.h>
 #include <hwpmc/pmc.h>
@@ -56,6 +63,7 @@ static const struct soft_event events[] = {
 	{ "SCHED.SWITCH", PMC_CLASS_SOFT, PMC_SOFT_SCHED_SWITCH, PMC_MODE_TC },
 	{ "CLOCK.PROF", PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TC },
 	{ "PAGE_FAULT.ALL", PMC_CLASS_SOFT, PMC_SOFT_PAGE_FAULT_ALL, PMC_MODE_TC },
+	{ "SYSCALL.ENTER", PMC_CLASS_SOFT, PMC_SOFT_SYSCALL_ENTER, PMC_MODE_TC },
 	{ "TSC", PMC_CLASS_TSC, 0, PMC_MODE_SC },
 };
 
@@ -124,6 +132,31 @@ static int do_pmc_read(void *arg)
 	pmc_value_t v;
 
 	return pmc_read(*(pmc_id_t *)arg, &v) != 0;
+}
+
+struct page_ctx {
+	const struct hwpmc_readpage *page;
+	uint32_t slot, gen;
+};
+
+/* The uapi header's reader; nonzero when the page does not answer. */
+static int do_page_read(void *arg)
+{
+	const struct page_ctx *c = arg;
+	const struct hwpmc_readslot *s = &c->page->rp_slots[c->slot];
+	uint64_t ctl, v;
+
+	ctl = __atomic_load_n(&s->rs_ctl, __ATOMIC_ACQUIRE);
+	if (HWPMC_RS_GEN(ctl) != c->gen ||
+	    !(ctl & (HWPMC_RS_VALUE | HWPMC_RS_TSC)))
+		return 1;
+	v = __atomic_load_n(&s->rs_value, __ATOMIC_ACQUIRE);
+	if (ctl & HWPMC_RS_TSC) {
+		_mm_lfence();
+		v += __rdtsc();
+	}
+	__asm__ volatile("" : : "r"(v));
+	return __atomic_load_n(&s->rs_ctl, __ATOMIC_ACQUIRE) != ctl;
 }
 
 static int do_perf_read(void *arg)
@@ -239,6 +272,42 @@ static double run_variant(const char *v)
 		s.pm_pmcid = c.id;
 		ioctl(fd, HWPMC_IOC_PMCSTOP, &s);
 		ioctl(fd, HWPMC_IOC_PMCRELEASE, &s);
+		return r;
+	}
+	if (!strncmp(v, "page:", 5)) {
+		struct pmc_op_getreadslot gs;
+		struct pmc_op_simple s;
+		struct page_ctx c;
+		uint32_t id;
+		double r;
+		void *m;
+		int pfd = open("/dev/hwpmc", O_RDWR);
+
+		/* The page first: PMCs allocated after it get slots. */
+		m = pfd < 0 ? MAP_FAILED :
+		    mmap(NULL, HWPMC_READPAGE_SIZE, PROT_READ, MAP_SHARED, pfd,
+			 HWPMC_READPAGE_OFFSET);
+		if (m == MAP_FAILED || raw_alloc(pfd, ev, &id)) {
+			if (pfd >= 0)
+				close(pfd);
+			return -1;
+		}
+		memset(&gs, 0, sizeof(gs));
+		gs.pm_pmcid = id;
+		if (ioctl(pfd, HWPMC_IOC_GETREADSLOT, &gs)) {
+			munmap(m, HWPMC_READPAGE_SIZE);
+			close(pfd);
+			return -1;
+		}
+		c.page = m;
+		c.slot = gs.pm_slot;
+		c.gen = gs.pm_gen;
+		r = time_loop(do_page_read, &c);
+		memset(&s, 0, sizeof(s));
+		s.pm_pmcid = id;
+		ioctl(pfd, HWPMC_IOC_PMCSTOP, &s);
+		munmap(m, HWPMC_READPAGE_SIZE);
+		close(pfd);
 		return r;
 	}
 	if (!strncmp(v, "pmc_read:", 9)) {

@@ -290,6 +290,8 @@ struct hwpmc_owner {
 	 * in any context, NMI included: no locks, no allocation.
 	 */
 	void (*ksample)(struct hwpmc_pmc *pm, struct pt_regs *regs);
+	/* its read page (hwpmc_readpage.c): set once, by the first mmap() */
+	struct hwpmc_rpage *rpage;
 	struct rcu_head rcu;		/* hooks may see it via its PMCs */
 };
 
@@ -329,6 +331,13 @@ struct hwpmc_pmc {
 	/* Sampling: events to the next sample (or see the class). */
 	atomic64_t remaining;
 	atomic64_t read_floor;		/* CLOCK.PROF: the highest value read */
+	/*
+	 * Its read-page slot (hwpmc_readpage.c): -1 for none; the count in
+	 * the page the hooks add to (NULL: none), set before the PMC runs.
+	 */
+	int rslot;
+	u32 rgen;
+	atomic64_t *rvalue;		/* hooks */
 	unsigned long stop_gp;		/* RCU grace-period cookie at the last stop */
 	struct list_head cls_node;	/* for the class's own lists */
 	/* The class's per-CPU data, if any: freed with pm, after RCU. */
@@ -406,6 +415,13 @@ void hwpmc_proc_log_exec(struct task_struct *task, u64 base, const char *path);
 static inline void hwpmc_target_add(struct hwpmc_target *pt,
 				    struct task_struct *task, u64 n)
 {
+	/*
+	 * Its read-page slot first, then the value PMCRW reads (locked adds:
+	 * ordered), so that a page read after a PMCRW is never below it
+	 * (uapi header).
+	 */
+	if (pt->pm->rvalue)
+		atomic64_add(n, pt->pm->rvalue);
 	atomic64_add(n, &pt->value);
 	atomic64_add(n, &pt->pm->value);
 }
@@ -499,6 +515,19 @@ static inline bool hwpmc_log_usable(struct hwpmc_owner *po)
 /* hwpmc_pmc.c, for the log. */
 void hwpmc_log_publish(struct hwpmc_owner *po, struct hwpmc_log *log);
 void hwpmc_stop_log_pmcs(struct hwpmc_owner *po);
+
+/* hwpmc_readpage.c: the read page (mmap() of /dev/hwpmc). */
+struct vm_area_struct;
+int hwpmc_readpage_mmap(struct hwpmc_owner *po, struct vm_area_struct *vma);
+void hwpmc_readpage_owner_free(struct hwpmc_owner *po);
+void hwpmc_readpage_owner_dead(struct hwpmc_owner *po);
+void hwpmc_readpage_pmc_alloc(struct hwpmc_pmc *pm);
+void hwpmc_readpage_pmc_free(struct hwpmc_pmc *pm);
+void hwpmc_readpage_sync(struct hwpmc_pmc *pm);
+void hwpmc_readpage_state(struct hwpmc_pmc *pm);
+void hwpmc_readpage_wrote(struct hwpmc_pmc *pm);
+int hwpmc_readpage_getslot(struct hwpmc_pmc *pm, struct pmc_op_getreadslot *a);
+int hwpmc_op_getreadslot(struct hwpmc_owner *po, struct pmc_op_getreadslot *a);
 
 /* hwpmc_sample.c: per-CPU sample rings. */
 int hwpmc_samples_init(void);

@@ -172,6 +172,7 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	HWPMC_OP(CLOSELOG, hwpmc_op_closelog, NONE),
 	HWPMC_OP(GETDYNEVENTINFO, hwpmc_op_getdyneventinfo, NONE),
 	HWPMC_OP(GETCAPS, hwpmc_op_getcaps, OWNER),
+	HWPMC_OP(GETREADSLOT, hwpmc_op_getreadslot, OWNER),
 };
 
 /*
@@ -255,6 +256,7 @@ union hwpmc_op_args {
 	struct pmc_op_writelog writelog;
 	struct pmc_op_getdriverstats stats;
 	struct pmc_op_getdyneventinfo dynevents;
+	struct pmc_op_getreadslot readslot;
 };
 
 /*

@@ -25,7 +25,9 @@
  *                    at a time; the LSM check (a procfs lookup) takes it
  *                    itself, so it runs before, not under it.
  *   mmap_lock        of a target, read, killable: MAP_IN records, with
- *                    po->lock (and log_lock) at most, never hwpmc_sx
+ *                    po->lock (and log_lock) at most, never hwpmc_sx.
+ *                    mmap() of /dev/hwpmc (the read page) runs under the
+ *                    caller's, for writing, and takes no hwpmc lock
  *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
  *                    that change rows, PMCs' states or the owner's PMC
  *                    list, and never across a wait a user controls; also
@@ -37,7 +39,8 @@
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
  *                    held (under hwpmc_sx) to free their user-stack
  *                    areas with the last PMC_F_USERSTACK PMC
- *   hwpmc_proc_lock  raw spinlock: the process hash and target lists;
+ *   hwpmc_proc_lock  raw spinlock: the process hash and target lists,
+ *                    and the read-page slots' control words;
  *                    also taken by the fork and exit hooks (tracepoint
  *                    context, so raw for PREEMPT_RT); nothing is allocated
  *                    or freed under it
@@ -343,6 +346,7 @@ static void hwpmc_owner_put(struct hwpmc_owner *po)
 	put_cred(po->cred);
 	/* Its PMCs were drained as they went: no ring slot is its own. */
 	free_percpu(po->ring_used);
+	hwpmc_readpage_owner_free(po);
 	kfree_rcu(po, rcu);
 }
 
@@ -529,6 +533,12 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* The owner's read page (hwpmc_readpage.c). */
+static int hwpmc_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return hwpmc_readpage_mmap(file->private_data, vma);
+}
+
 static int hwpmc_cpu_online(unsigned int cpu)
 {
 	hwpmc_classes_cpu_online(cpu);
@@ -547,6 +557,7 @@ static const struct file_operations hwpmc_fops = {
 	.release	= hwpmc_release,
 	.unlocked_ioctl	= hwpmc_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= hwpmc_mmap,
 	.llseek		= noop_llseek,
 };
 

@@ -482,6 +482,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 		goto ustack_put;
 	}
 	pm->po = po;
+	pm->rslot = -1;		/* no read-page slot (yet) */
 	pm->cls = cls;
 	pm->row = row;
 	pm->mode = a->pm_mode;
@@ -541,6 +542,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 		hwpmc_maps_sys_sampler_add(pm);
 	if (hwpmc_is_sampling(pm))
 		hwpmc_sample_owner_add(po);
+	hwpmc_readpage_pmc_alloc(pm);
 	hwpmc_row_claim(pm);
 	po->npmcs++;
 	a->pm_pmcid = id;
@@ -636,6 +638,7 @@ static void hwpmc_pmc_stop(struct hwpmc_pmc *pm)
 	/* The class may have published STOPPED already (see its ops). */
 	pm->cls->ops->stop(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
+	hwpmc_readpage_state(pm);
 	pm->stop_gp = get_state_synchronize_rcu();
 }
 
@@ -659,6 +662,7 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	if (!hwpmc_is_system(pm))
 		hwpmc_detach_all(pm);
 	pm->cls->ops->release(pm);
+	hwpmc_readpage_pmc_free(pm);
 	if (pm->mode == PMC_MODE_SS)
 		hwpmc_maps_sys_sampler_del(pm);
 	if (hwpmc_is_sampling(pm)) {
@@ -709,6 +713,7 @@ void hwpmc_owner_kill_locked(struct hwpmc_owner *po)
 	po->dead = true;
 	hwpmc_owner_release_all(po);
 	mutex_unlock(&hwpmc_sx);
+	hwpmc_readpage_owner_dead(po);
 }
 
 void hwpmc_owner_kill(struct hwpmc_owner *po)
@@ -832,6 +837,7 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		/* The class may have published RUNNING already (its ops). */
 		pm->cls->ops->start(pm);
 		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+		hwpmc_readpage_state(pm);
 	} else {
 		a = NULL;	/* running already, or failed: no MAP_IN */
 	}
@@ -885,8 +891,10 @@ int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 		hwpmc_signal_pid(po->pid, SIGIO);
 	hwpmc_pmc_settle(pm);
 	old = pm->cls->ops->read(pm);
-	if (a->pm_flags & PMC_F_NEWVALUE)
+	if (a->pm_flags & PMC_F_NEWVALUE) {
 		pm->cls->ops->write(pm, a->pm_value);
+		hwpmc_readpage_wrote(pm);
+	}
 	if (a->pm_flags & PMC_F_OLDVALUE)
 		a->pm_value = old;
 	return 0;
@@ -913,7 +921,20 @@ int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 		return -EOPNOTSUPP;
 	hwpmc_pmc_settle(pm);
 	pm->cls->ops->write(pm, a->pm_count);
+	hwpmc_readpage_wrote(pm);
 	return 0;
+}
+
+/* GETREADSLOT: the PMC's read-page slot (hwpmc_readpage.c). */
+int hwpmc_op_getreadslot(struct hwpmc_owner *po, struct pmc_op_getreadslot *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
+	if (!pm)
+		return err;
+	return hwpmc_readpage_getslot(pm, a);
 }
 
 /* The task a PMCATTACH/PMCDETACH names, with a reference. */

@@ -108,6 +108,7 @@ static void hwpmc_unlink_target(struct hwpmc_target *pt)
 	list_del_rcu(&pt->pp_node);
 	list_del_rcu(&pt->pm_node);
 	pt->pm->ntargets--;
+	hwpmc_readpage_sync(pt->pm);
 	if (pt->pm->flags & PMC_F_LOG_PROCCSW)
 		atomic_dec(&hwpmc_ncsw_targets);
 	kfree_rcu(pt, rcu);
@@ -176,6 +177,7 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	list_add_tail_rcu(&pt->pm_node, &pm->targets);
 	list_add_tail_rcu(&pt->pp_node, &pp->targets);
 	pm->ntargets++;
+	hwpmc_readpage_sync(pm);
 	if (pm->flags & PMC_F_LOG_PROCCSW)
 		atomic_inc(&hwpmc_ncsw_targets);
 	pm->pflags |= HWPMC_PF_ATTACHED_ONCE;

@@ -18,6 +18,10 @@ read getppid 2 400
 read null-ioctl 2 1200
 read getppid 3 350
 read null-ioctl 3 1100
+read pmcrw:SCHED.SWITCH 1 900
+read page:SCHED.SWITCH 1 40
+read page:TSC 1 130
+read perf:task-clock 1 1300
 switch unloaded 1 10000
 switch loaded-idle 1 10100
 scale read-1:pmcrw:CLOCK.PROF 1 1000
@@ -66,4 +70,7 @@ check "report memory per sample, synthetic -g over the goal" 'grep -Eq "\-g synt
 check "report memory per sample, recordings against perf" 'grep -Eq "flat \(recordings\) +500,000 +20,000 +41\.0 +102\.4" <<<"$out"'
 # +5% and +4%; per sample 50,000 / 20 = 2,500 ns and 40,000 / 10 = 4,000
 check "sample: overhead and cost per sample against perf" 'grep -Eq "10000 Hz +\+5\.00% +\+4\.00% +20 +0 +10 +0 +2,500 +4,000 +NOT met +met" <<<"$out"'
+check "read page within 100 instructions" 'grep -Eq "read page, SCHED.SWITCH +40 +raw PMCRW SCHED.SWITCH +900 +0\.04x +<= 100 ns +met" <<<"$out"'
+check "read page over 100 instructions" 'grep -Eq "read page, TSC +130 .* NOT met" <<<"$out"'
+check "read page against perf" 'grep -Eq "read page, SCHED.SWITCH vs perf +40 +perf read\(\) task-clock +1,300 +0\.03x" <<<"$out"'
 exit $fail

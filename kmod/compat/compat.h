@@ -9,6 +9,7 @@
 #include <linux/version.h>
 #include <linux/sysctl.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/rcupdate.h>
 #include <linux/perf_event.h>
@@ -69,6 +70,17 @@ static inline bool hwpmc_perf_allow_kernel(void)
 	if (hwpmc_read_sysctl_int("sys/kernel/perf_event_paranoid", &paranoid))
 		return false;
 	return paranoid <= 1;
+#endif
+}
+
+/* Set and clear flags of a VMA being mapped (vm_flags_mod() from 6.3). */
+static inline void hwpmc_vm_flags_mod(struct vm_area_struct *vma,
+				      vm_flags_t set, vm_flags_t clear)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 #endif
 }
 

@@ -94,10 +94,12 @@ int pmc_stop(pmc_id_t pmc) {
         pmc, [&](int fd) { return op_stop(fd, pmc); }, [](rdpmc_state &r) { r.stopped(); });
 }
 
-// RDPMC where pmc_get_msr() granted it and it gives the count (see
-// <hwpmc/pmc.h>), the PMCRW ioctl otherwise.  The common case, no PMC of
-// the session ever granted RDPMC, is the ioctl alone: no lock, no lookup
-// (read_granted() is the rest, out of line).
+// The read page where the PMC has a slot (TC SOFT but CLOCK.PROF, TSC;
+// see readpage.hpp), RDPMC where pmc_get_msr() granted it and it gives the
+// count (see <hwpmc/pmc.h>), the PMCRW ioctl otherwise.  Without a slot
+// and with no PMC of the session ever granted RDPMC, a read is a look at
+// the slot table and the ioctl: no lock (read_granted() is the rest, out
+// of line).
 int pmc_read(pmc_id_t pmc, pmc_value_t *value) {
     if (value == nullptr) {
         errno = EINVAL;
@@ -109,6 +111,10 @@ int pmc_read(pmc_id_t pmc, pmc_value_t *value) {
         errno = ENXIO; // as capi_fd()
         return -1;
     }
+    // The read page, where the PMC has a slot that answers now: no
+    // system call.  Else PMCRW, with its value and its errors.
+    if (s.readpage.read(pmc, value))
+        return 0;
     if (s.rdpmc_granted.load(std::memory_order_acquire)) [[unlikely]]
         return read_granted(fd, pmc, value);
     pmc_value_t v = 0;

@@ -20,6 +20,7 @@ void capi_reset() {
     if (fd >= 0)
         ::close(fd);
     s.info = session_info{};
+    s.readpage.reset();
     std::lock_guard classes(s.classes_lock);
     s.classes.clear();
     s.rdpmc.clear();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rdpmc.hpp"
+#include "readpage.hpp"
 #include "session.hpp"
 
 #include <hwpmc/pmc.h>
@@ -29,6 +30,9 @@ struct capi_state {
     // is granted, so pmc_read() neither takes the lock nor looks the PMC
     // up (an ioctl read then changes no state either).
     std::atomic<bool> rdpmc_granted{false};
+    // The session's read page and its PMCs' slots (pmc_read() without a
+    // system call).
+    readpage_state readpage;
 };
 
 // Inline: pmc_read() pays a guard check, not a call.

@@ -2,6 +2,7 @@
 // hwpmc::device: the C++ API's owner of a /dev/hwpmc descriptor.
 #include "handshake.hpp"
 #include "ops.hpp"
+#include "rdpmc.hpp"
 #include "session.hpp"
 #include "sys.hpp"
 
@@ -42,6 +43,9 @@ device device::open(const std::string &path) {
     check(detail::load_session_info(s->fd, ci, &s->info), "GETDYNEVENTINFO");
     for (const auto &e : s->info.soft)
         s->soft_names.push_back({e.name, e.code});
+    // The read page (none before module 1.6): pmc::read() without a system call.
+    s->page_forkgen = detail::fork_generation();
+    s->page = detail::readpage_mapping().map(s->fd);
     return device(std::move(s));
 }
 
@@ -86,7 +90,12 @@ pmc device::allocate(std::string_view spec, enum pmc_mode mode, uint32_t flags, 
             throw spec_error(msg);
         throw_errno("PMCALLOCATE");
     }
-    return pmc(s_, a.id, a.cls, mode);
+    pmc p(s_, a.id, a.cls, mode);
+    if (p.rdpmc_ && live().page != nullptr &&
+        ((mode == PMC_MODE_TC && a.cls == PMC_CLASS_SOFT) || a.cls == PMC_CLASS_TSC) &&
+        !detail::readpage_slot(live().fd, a.id, &p.rdpmc_->rslot, &p.rdpmc_->rgen))
+        p.rdpmc_->rgen = 0;
+    return p;
 }
 
 std::vector<pmc_info> device::pmcinfo(int cpu) const {

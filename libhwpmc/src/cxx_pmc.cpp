@@ -2,6 +2,7 @@
 // hwpmc::pmc: an allocated PMC that releases itself.
 #include "ops.hpp"
 #include "rdpmc.hpp"
+#include "readpage.hpp"
 #include "session.hpp"
 
 #include <hwpmc/hwpmc.hpp>
@@ -102,6 +103,13 @@ void pmc::stop() {
 
 uint64_t pmc::read() const {
     const int fd = live_fd();
+    // The read page where the PMC has a slot that answers now (as pmc_read()).
+    if (rdpmc_ && rdpmc_->rgen != 0) {
+        uint64_t v = 0;
+        const hwpmc_readpage *page = s_->live_page();
+        if (page != nullptr && detail::readpage_read(page, rdpmc_->rslot, rdpmc_->rgen, &v))
+            return v;
+    }
     if (rdpmc_ && rdpmc_->usable())
         return rdpmc_->extend(detail::rdpmc_reader()(rdpmc_->index));
     pmc_value_t v = 0;

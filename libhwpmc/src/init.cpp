@@ -21,6 +21,7 @@ extern "C" int pmc_init(void) {
         close_keep_errno(fd);
         return -1;
     }
+    s.readpage.map(fd); // none before module 1.6: PMCRW reads
     s.fd.store(fd, std::memory_order_release);
     return 0;
 }

@@ -26,6 +26,9 @@ struct rdpmc_state {
     bool running = false;  // started (PMCSTART) and not stopped since
     bool have_base = false;
     uint64_t base = 0; // the last 64-bit count read (ioctl or RDPMC)
+    // hwpmc::pmc's read-page slot (readpage.hpp): generation 0 for none.
+    uint32_t rslot = 0;
+    uint32_t rgen = 0;
 
     // PMCGETMSR succeeded with this index.
     void grant(uint32_t idx);

@@ -49,8 +49,14 @@ int load_session_info(int fd, const struct pmc_cpuinfo &cpuinfo, session_info *o
 }
 
 session::~session() {
+    if (const hwpmc_readpage *p = live_page(); p != nullptr)
+        readpage_mapping().unmap(p);
     if (fd >= 0)
         ::close(fd);
+}
+
+const hwpmc_readpage *session::live_page() const {
+    return page != nullptr && fork_generation() == page_forkgen ? page : nullptr;
 }
 
 int allocate(int fd, const session_info &info, const char *spec, enum pmc_mode mode, uint32_t flags,

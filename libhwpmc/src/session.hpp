@@ -4,6 +4,7 @@
 // implicit session) and hwpmc::device (one session per object).
 #pragma once
 
+#include "readpage.hpp"
 #include "spec/event_spec.hpp"
 
 #include <hwpmc/hwpmc.hpp>
@@ -40,6 +41,11 @@ struct session {
     uint32_t module_version = 0;
     session_info info;
     std::vector<hwpmc::soft_event_name> soft_names; // info.soft, for the C++ API
+    // The read page (readpage.hpp), mapped in fork generation page_forkgen.
+    const hwpmc_readpage *page = nullptr;
+    unsigned page_forkgen = 0;
+    // The page, if mapped in this process (not a fork's child).
+    const hwpmc_readpage *live_page() const;
 
     session() = default;
     session(const session &) = delete;

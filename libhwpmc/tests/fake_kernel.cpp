@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "fake_kernel.hpp"
 
+#include "readpage.hpp"
 #include "sys.hpp"
 
 #include <algorithm>
@@ -51,6 +52,58 @@ void fake_kernel::uninstall() {
 
 int fake_kernel::ioctl(unsigned long request, void *arg) {
     ++calls;
+    if (request == HWPMC_IOC_PMCRW)
+        ++rw_calls;
+    const int rc = op(request, arg);
+    const int saved = errno;
+    if (readpage)
+        sync_page();
+    errno = saved;
+    return rc;
+}
+
+bool fake_kernel::has_slot(uint32_t, const fake_pmc &p) const {
+    if (p.alloc.pm_class == PMC_CLASS_TSC)
+        return tsc_slots;
+    return p.alloc.pm_class == PMC_CLASS_SOFT && p.alloc.pm_mode == PMC_MODE_TC &&
+           p.alloc.pm_event != 1; // CLOCK.PROF
+}
+
+void fake_kernel::sync_page() {
+    page.rp_version = HWPMC_READPAGE_VERSION;
+    page.rp_nslots = HWPMC_READPAGE_NSLOTS;
+    page.rp_slot_size = sizeof(hwpmc_readslot);
+    page.rp_flags = tsc_slots ? HWPMC_RP_F_TSC : 0;
+    for (auto &s : page.rp_slots)
+        s = {};
+    for (const auto &[id, p] : pmcs) {
+        if (!has_slot(id, p))
+            continue;
+        hwpmc_readslot &s = page.rp_slots[(id - 1) % HWPMC_READPAGE_NSLOTS];
+        s.rs_ctl = static_cast<uint64_t>(id) << 32;
+        if (p.alloc.pm_class == PMC_CLASS_TSC) {
+            s.rs_ctl |= HWPMC_RS_TSC;
+        } else if (!p.targets.empty() && !p.stopped) {
+            s.rs_ctl |= HWPMC_RS_VALUE;
+            s.rs_value = p.value + (p.running ? 1000 : 0); // as PMCRW
+        }
+    }
+}
+
+void fake_kernel::route_mapping() {
+    detail::readpage_mapping() = {[](int) -> const hwpmc_readpage * {
+                                      fake_kernel &k = instance();
+                                      return k.readpage ? &k.page : nullptr;
+                                  },
+                                  [](const hwpmc_readpage *) {}};
+}
+
+void fake_kernel::restore_mapping() {
+    static const detail::readpage_mapper real = detail::readpage_mapping();
+    detail::readpage_mapping() = real;
+}
+
+int fake_kernel::op(unsigned long request, void *arg) {
     switch (request) {
     case HWPMC_IOC_GETMODULEVERSION: {
         auto *a = static_cast<pmc_op_getmoduleversion *>(arg);
@@ -197,11 +250,11 @@ int fake_kernel::ioctl(unsigned long request, void *arg) {
         if (request == HWPMC_IOC_PMCRELEASE)
             pmcs.erase(it);
         else if (request == HWPMC_IOC_PMCSTART)
-            it->second.running = true;
+            it->second.running = true, it->second.stopped = false;
         else if (!it->second.running)
             return fail(EINVAL);
         else
-            it->second.running = false;
+            it->second.running = false, it->second.stopped = true;
         return 0;
     }
     case HWPMC_IOC_PMCRW: {
@@ -290,6 +343,21 @@ int fake_kernel::ioctl(unsigned long request, void *arg) {
             (a->pm_state != PMC_STATE_DISABLED && a->pm_state != PMC_STATE_FREE))
             return fail(EINVAL);
         admin[{a->pm_cpu, a->pm_pmcid}] = a->pm_state;
+        return 0;
+    }
+    case HWPMC_IOC_GETREADSLOT: {
+        auto *a = static_cast<pmc_op_getreadslot *>(arg);
+        if (!readpage)
+            return fail(ENOTTY);
+        if (!zero(a->pm_reserved))
+            return fail(EINVAL);
+        auto it = pmcs.find(a->pm_pmcid);
+        if (it == pmcs.end())
+            return fail(EINVAL);
+        if (!has_slot(a->pm_pmcid, it->second))
+            return fail(ENOENT);
+        a->pm_slot = (a->pm_pmcid - 1) % HWPMC_READPAGE_NSLOTS;
+        a->pm_gen = a->pm_pmcid;
         return 0;
     }
     default:

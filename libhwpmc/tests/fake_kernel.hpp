@@ -18,6 +18,7 @@ namespace hwpmc::testing {
 struct fake_pmc {
     pmc_op_pmcallocate alloc{}; // as allocated
     bool running = false;
+    bool stopped = false; // PMCSTOP since the last PMCSTART
     uint64_t value = 0;
     std::vector<int32_t> targets;
 };
@@ -41,6 +42,18 @@ public:
     bool hw_classes = false;     // PMCALLOCATE takes IAP, IAF and K8 too
     int owned_row = -1;          // GETPMCINFO: this row has a TC PMC ...
     uint32_t owned_event = 0;    // ... whose pm_event is this (either encoding)
+    // The read page (module 1.6): mapped and GETREADSLOT answered only when
+    // set.  Slot of PMC id: (id - 1) % NSLOTS, generation id.  After every
+    // operation the page holds what PMCRW would read of each PMC that has a
+    // slot (HWPMC_RS_VALUE while it has a target and is not stopped).
+    bool readpage = false;
+    bool tsc_slots = true; // TSC PMCs get slots (HWPMC_RP_F_TSC)
+    alignas(4096) hwpmc_readpage page{};
+    unsigned rw_calls = 0; // PMCRW ioctls
+    void sync_page();
+    // The library's mapping routed to `page` (restore_mapping() undoes it).
+    void route_mapping();
+    static void restore_mapping();
 
     // State.
     std::map<uint32_t, fake_pmc> pmcs;
@@ -54,6 +67,8 @@ public:
     int ioctl(unsigned long request, void *arg);
 
 private:
+    int op(unsigned long request, void *arg);
+    bool has_slot(uint32_t id, const fake_pmc &p) const;
     fake_kernel() = default;
     void reset();
     uint32_t nrows() const { return 3 + 16; } // TSC-0, SOFT-0..15, +2 spare

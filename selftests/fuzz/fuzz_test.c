@@ -476,6 +476,7 @@ static unsigned int pick_ioctl(struct fuzz_ctx *c)
 		[PMC_OP_PMCSTART] = 10, [PMC_OP_PMCSTOP] = 6,
 		[PMC_OP_WRITELOG] = 4, [PMC_OP_CLOSELOG] = 1,
 		[PMC_OP_GETDYNEVENTINFO] = 2, [PMC_OP_GETCAPS] = 3,
+		[PMC_OP_GETREADSLOT] = 2,
 	};
 	unsigned int total = 0, i, r;
 

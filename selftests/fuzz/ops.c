@@ -69,6 +69,7 @@ static const int e_writelog[] = { EINVAL, ENOBUFS, WRITE_ERRS, 0 };
 static const int e_getdyneventinfo[] = { EINVAL, E2BIG, 0 };
 /* EINVAL bad handle, 42 ESRCH. */
 static const int e_getcaps[] = { EINVAL, ESRCH, 0 };
+static const int e_getreadslot[] = { EINVAL, ESRCH, ENOENT, 0 };
 
 bool fuzz_errno_ok(const struct fuzz_op *op, int err)
 {
@@ -340,6 +341,16 @@ static void gen_getcaps(struct fuzz_ctx *c, void *arg)
 	a->pm_caps = (uint32_t)rng_next(&c->rng);
 }
 
+static void gen_getreadslot(struct fuzz_ctx *c, void *arg)
+{
+	struct pmc_op_getreadslot *a = arg;
+
+	a->pm_pmcid = fuzz_pick_id(c, fuzz_cur_fdi);
+	a->pm_slot = (uint32_t)rng_next(&c->rng);
+	a->pm_gen = (uint32_t)rng_next(&c->rng);
+	fuzz_reserved(c, &a->pm_reserved, sizeof(a->pm_reserved));
+}
+
 static void gen_configurelog(struct fuzz_ctx *c, void *arg)
 {
 	struct pmc_op_configurelog *a = arg;
@@ -406,6 +417,8 @@ const struct fuzz_op fuzz_ops[] = {
 	OP(GETDYNEVENTINFO, sizeof(struct pmc_op_getdyneventinfo),
 	   e_getdyneventinfo, gen_getdyneventinfo, NULL),
 	OP(GETCAPS, sizeof(struct pmc_op_caps), e_getcaps, gen_getcaps, NULL),
+	OP(GETREADSLOT, sizeof(struct pmc_op_getreadslot), e_getreadslot,
+	   gen_getreadslot, NULL),
 };
 
 const unsigned int fuzz_nops = sizeof(fuzz_ops) / sizeof(fuzz_ops[0]);

@@ -22,7 +22,7 @@
 
 /* Version: major << 24 | minor << 16 | patch, as FreeBSD's PMC_VERSION. */
 #define HWPMC_VERSION_MAJOR	1
-#define HWPMC_VERSION_MINOR	5
+#define HWPMC_VERSION_MINOR	6
 #define HWPMC_VERSION_PATCH	0
 #define HWPMC_VERSION_MAKE(maj, min, pat) \
 	(((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(pat))
@@ -379,6 +379,112 @@ struct pmc_op_getdyneventinfo {
 #define PMC_SOFT_SYSCALL_ENTER		7
 #define PMC_SOFT_NEVENTS		8
 
+/* --- the read page (since 1.6) ------------------------------------------
+ *
+ * A read of some counting PMCs without a system call, as perf's user page
+ * lets a task read its own counters, for the counters perf cannot read that
+ * way.  Each open of /dev/hwpmc (an owner) has at most one read page: one
+ * page, zeroed when made, that holds that owner's values only (what its fd
+ * holder can read with PMCRW anyway), which the kernel keeps current and
+ * user space maps read-only:
+ *
+ *	page = mmap(NULL, HWPMC_READPAGE_SIZE, PROT_READ, MAP_SHARED, fd,
+ *		    HWPMC_READPAGE_OFFSET);
+ *
+ * The first mmap() makes the page; later ones (by any holder of the open)
+ * map the same page.  Errors: EINVAL for another length or offset; EPERM
+ * for PROT_WRITE or PROT_EXEC; the mapping can never become writable
+ * (mprotect(PROT_WRITE): EACCES); ESRCH once the owner was shut down (its
+ * opener exited); ENOMEM.  A fork()'s child does not inherit the mapping
+ * (it reads through the inherited fd with PMCRW), nor a core dump hold it.
+ * The mapping does not keep the open alive: after the last close the page
+ * stays mapped, every slot free and HWPMC_RP_F_GONE set, until munmap().
+ *
+ * Slots.  A PMC allocated while its owner has a read page gets a slot, if
+ * one of the HWPMC_READPAGE_NSLOTS is free and the PMC is one the page can
+ * answer for:
+ *  - a process-scope counting (TC) SOFT PMC of any event but CLOCK.PROF
+ *    (whose value holds the in-flight CPU time of running targets);
+ *  - a TSC PMC, when user RDTSC reads what the kernel's does: a TSC marked
+ *    constant and nonstop (CPUID invariant TSC) and not unstable
+ *    (HWPMC_RP_F_TSC).
+ * Other PMCs, and those allocated before the page was mapped or when no
+ * slot was free, are read with PMCRW only.  GETREADSLOT tells a PMC's slot
+ * and generation.  The slot is the PMC's until PMCRELEASE (or the owner's
+ * shutdown); a slot freed is reused (with a new generation) only after
+ * every kernel path that could credit the old PMC has finished.
+ *
+ * Consistency.  rs_ctl holds the slot's generation (bits 32-63; 0 when the
+ * slot is free) and what it can answer now (bits 0-31, HWPMC_RS_*): both in
+ * one aligned 64-bit word, written by the kernel under one lock.  The
+ * count, rs_value, is one aligned 64-bit word the kernel adds to with
+ * atomic instructions from every CPU that credits the PMC (no sequence
+ * count: crediting CPUs never wait for each other or for a writer, and a
+ * single load of an aligned 64-bit word is never torn).  A reader:
+ *
+ *	ctl = load(rs_ctl)			(acquire)
+ *	if (HWPMC_RS_GEN(ctl) != gen || !(ctl & (HWPMC_RS_VALUE|HWPMC_RS_TSC)))
+ *		use PMCRW
+ *	v = load(rs_value)
+ *	if (ctl & HWPMC_RS_TSC)
+ *		v += RDTSC			(ordered: LFENCE; RDTSC)
+ *	if (load(rs_ctl) != ctl)		(after the loads above)
+ *		retry, or use PMCRW
+ *	the count is v
+ *
+ * HWPMC_RS_VALUE: rs_value is the count, exactly what PMCRW would read
+ * (same events; the kernel adds to the page before it adds to the value
+ * PMCRW reads, so a page read after a PMCRW is never below it).  Set while
+ * the PMC is allocated or running and attached to at least one process;
+ * clear while it is stopped (a stopped PMC's PMCRW first waits for the
+ * credits in flight to land) or has no target (PMCRW then raises SIGIO):
+ * PMCRW then gives the value and the errors.  HWPMC_RS_TSC: the count is
+ * RDTSC plus rs_value (0), as PMCRW's.  Neither flag: use PMCRW.
+ */
+#define HWPMC_READPAGE_OFFSET	0ULL	/* mmap offset, bytes */
+#define HWPMC_READPAGE_SIZE	4096U	/* mmap length, bytes */
+#define HWPMC_READPAGE_VERSION	1	/* rp_version */
+#define HWPMC_READPAGE_NSLOTS	64
+
+/* rp_flags */
+#define HWPMC_RP_F_TSC		0x1	/* TSC PMCs get slots */
+#define HWPMC_RP_F_GONE		0x2	/* owner shut down: no slot in use */
+
+/* rs_ctl */
+#define HWPMC_RS_VALUE		0x1	/* rs_value is the count */
+#define HWPMC_RS_TSC		0x2	/* the count is RDTSC + rs_value */
+#define HWPMC_RS_GEN(ctl)	((__u32)((__u64)(ctl) >> 32))
+
+struct hwpmc_readslot {
+	__u64	rs_ctl;			/* generation << 32 | HWPMC_RS_* */
+	__u64	rs_value;
+};
+
+struct hwpmc_readpage {
+	__u32	rp_version;		/* HWPMC_READPAGE_VERSION */
+	__u32	rp_flags;		/* HWPMC_RP_F_* */
+	__u32	rp_nslots;		/* HWPMC_READPAGE_NSLOTS */
+	__u32	rp_slot_size;		/* sizeof(struct hwpmc_readslot) */
+	__u32	rp_reserved[12];	/* zero */
+	struct hwpmc_readslot rp_slots[HWPMC_READPAGE_NSLOTS];
+};
+
+/*
+ * GETREADSLOT (since 1.6): the read-page slot of PMC pm_pmcid and its
+ * generation (never 0).  EINVAL: no such PMC of this owner, or
+ * pm_reserved not 0; ESRCH: the owner has no PMC at all; ENOENT: the PMC
+ * has no slot (not a kind the page answers for, allocated before the
+ * owner's page was mapped, or every slot was taken), or it is a TSC PMC
+ * and the caller's RDTSC is disabled (prctl(PR_SET_TSC,
+ * PR_TSC_SIGSEGV)): read it with PMCRW.
+ */
+struct pmc_op_getreadslot {
+	__u32	pm_pmcid;		/* in */
+	__u32	pm_slot;		/* out: index in rp_slots */
+	__u32	pm_gen;			/* out: HWPMC_RS_GEN() while it is its */
+	__u32	pm_reserved;		/* in: 0 */
+};
+
 /* --- the log file format ------------------------------------------------
  *
  * A log is a sequence of records, each starting with struct pmclog_header.
@@ -638,7 +744,8 @@ struct pmclog_userstack {
 #define PMC_OP_CLOSELOG		17
 #define PMC_OP_GETDYNEVENTINFO	18
 #define PMC_OP_GETCAPS		19
-#define PMC_OP_MAX		19
+#define PMC_OP_GETREADSLOT	20	/* since 1.6; hwpmc only */
+#define PMC_OP_MAX		20
 
 #define HWPMC_IOC_CONFIGURELOG \
 	_IOW(HWPMC_IOC_MAGIC, PMC_OP_CONFIGURELOG, struct pmc_op_configurelog)
@@ -681,5 +788,7 @@ struct pmclog_userstack {
 	      struct pmc_op_getdyneventinfo)
 #define HWPMC_IOC_GETCAPS \
 	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_GETCAPS, struct pmc_op_caps)
+#define HWPMC_IOC_GETREADSLOT \
+	_IOWR(HWPMC_IOC_MAGIC, PMC_OP_GETREADSLOT, struct pmc_op_getreadslot)
 
 #endif /* _UAPI_LINUX_HWPMC_H */

@@ -169,8 +169,9 @@ public:
     void detach(pid_t pid = PMC_PID_SELF); // PMCDETACH
     void start();                          // PMCSTART
     void stop();                           // PMCSTOP
-    // The count: with RDPMC once msr() granted it, else PMCRW (as
-    // pmc_read(); <hwpmc/pmc.h> says when RDPMC is used and what it gives).
+    // The count: from the device's read page where the PMC has a slot, with
+    // RDPMC once msr() granted it, else PMCRW (as pmc_read(); <hwpmc/pmc.h>
+    // says when the page and RDPMC are used and what they give).
     uint64_t read() const;
     void write(uint64_t value);        // PMCRW, new value
     uint64_t exchange(uint64_t value); // PMCRW, both: returns the old value

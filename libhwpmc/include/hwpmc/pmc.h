@@ -357,6 +357,18 @@ int pmc_writelog(uint32_t _udata);
  * grant through its own calls only: a PMCDETACH or PMCRELEASE ioctl made
  * behind its back revokes it unseen, and RDPMC then raises SIGSEGV.
  * pmc_read() never uses RDPMC on other architectures.
+ *
+ * The read page (module 1.6; <linux/hwpmc.h>, "the read page").
+ * pmc_init() maps the session's read page, and pmc_allocate() of a
+ * process-scope counting SOFT PMC (any event but CLOCK.PROF) or of a TSC
+ * PMC asks the kernel for its slot there.  pmc_read() of such a PMC then
+ * reads the slot, with no system call, whenever the slot answers: the PMC
+ * is allocated or running and attached to some process (SOFT), or always
+ * (TSC: RDTSC, where the kernel finds the TSC invariant).  Otherwise, and
+ * for every other PMC, with a module before 1.6, and in a fork(2)'s child
+ * (which does not inherit the mapping), it is the PMCRW ioctl, so values
+ * and errors are the ioctl's.  hwpmc::pmc::read() does the same with its
+ * device's page (hwpmc::device::open() maps it); pmc_rw() never uses it.
  */
 
 int pmc_ncpu(void);
