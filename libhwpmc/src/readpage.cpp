@@ -96,7 +96,6 @@ void readpage_state::learn(int fd, uint32_t id) {
         return;
     }
     slots[id].store(static_cast<uint64_t>(gen) << 32 | slot, std::memory_order_relaxed);
-    any.store(true, std::memory_order_relaxed);
 }
 
 [[gnu::noinline]] bool readpage_state::read_slot(uint64_t si, uint64_t *value) const {
@@ -110,7 +109,6 @@ void readpage_state::reset() {
         readpage_mapping().unmap(p);
     for (auto &s : slots)
         s.store(0, std::memory_order_relaxed);
-    any.store(false, std::memory_order_relaxed);
 }
 
 } // namespace hwpmc::detail

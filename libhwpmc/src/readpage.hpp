@@ -62,9 +62,6 @@ bool readpage_slot(int fd, uint32_t id, uint32_t *slot, uint32_t *gen);
 struct readpage_state {
     static constexpr uint32_t kMaxIds = 1024;
     std::atomic<const hwpmc_readpage *> page{nullptr};
-    // Set once some PMC got a slot (until reset()): before that a read
-    // looks at this byte only.
-    std::atomic<bool> any{false};
     std::array<std::atomic<uint64_t>, kMaxIds> slots{};
 
     // pmc_read()'s fast path: true with the count when the page answers.
@@ -72,7 +69,7 @@ struct readpage_state {
     // (read_slot()), so that a PMC without a slot pays two loads and no
     // more registers on its way to the ioctl.
     bool read(uint32_t id, uint64_t *value) const {
-        if (!any.load(std::memory_order_relaxed) || id >= kMaxIds)
+        if (id >= kMaxIds)
             return false;
         const uint64_t si = slots[id].load(std::memory_order_relaxed);
         return si != 0 && read_slot(si, value);
