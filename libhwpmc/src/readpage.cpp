@@ -98,12 +98,6 @@ void readpage_state::learn(int fd, uint32_t id) {
     slots[id].store(static_cast<uint64_t>(gen) << 32 | slot, std::memory_order_relaxed);
 }
 
-[[gnu::noinline]] bool readpage_state::read_slot(uint64_t si, uint64_t *value) const {
-    const hwpmc_readpage *p = page.load(std::memory_order_acquire);
-    return p != nullptr &&
-           readpage_read(p, static_cast<uint32_t>(si), static_cast<uint32_t>(si >> 32), value);
-}
-
 void readpage_state::reset() {
     if (const hwpmc_readpage *p = page.exchange(nullptr); p != nullptr)
         readpage_mapping().unmap(p);

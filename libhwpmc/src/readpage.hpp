@@ -65,16 +65,16 @@ struct readpage_state {
     std::array<std::atomic<uint64_t>, kMaxIds> slots{};
 
     // pmc_read()'s fast path: true with the count when the page answers.
-    // The look at the slot table is inline, the page's read out of line
-    // (read_slot()), so that a PMC without a slot pays two loads and no
-    // more registers on its way to the ioctl.
     bool read(uint32_t id, uint64_t *value) const {
         if (id >= kMaxIds)
             return false;
         const uint64_t si = slots[id].load(std::memory_order_relaxed);
-        return si != 0 && read_slot(si, value);
+        if (si == 0)
+            return false;
+        const hwpmc_readpage *p = page.load(std::memory_order_acquire);
+        return p != nullptr &&
+               readpage_read(p, static_cast<uint32_t>(si), static_cast<uint32_t>(si >> 32), value);
     }
-    bool read_slot(uint64_t si, uint64_t *value) const;
     // After PMCALLOCATE: ask the kernel for the PMC's slot (GETREADSLOT).
     void learn(int fd, uint32_t id);
     void forget(uint32_t id) {
