@@ -36,12 +36,8 @@ static int tally_fn(const struct pmclog_header *h, void *arg)
 		t->logged++;
 	} else if (h->pl_type == PMCLOG_TYPE_USERSTACK) {
 		t->userstacks++;
-	} else if (h->pl_type == PMCLOG_TYPE_DROPNOTIFY) {
-		const struct pmclog_dropnotify *d = (const void *)h;
-
-		t->dropped += d->pl_samples;
-		if (h->pl_len >= sizeof(*d))
-			t->throttled += d->pl_throttled;
+	} else {
+		hwpmc_add_drops(h, &t->dropped, &t->throttled);
 	}
 	return 0;
 }

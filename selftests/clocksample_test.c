@@ -103,14 +103,8 @@ static int tally_fn(const struct pmclog_header *h, void *arg)
 	const struct pmclog_callchain *cc = (const void *)h;
 	struct tally *t = arg;
 
-	if (h->pl_type == PMCLOG_TYPE_DROPNOTIFY) {
-		const struct pmclog_dropnotify *d = (const void *)h;
-
-		t->dropped += d->pl_samples;
-		if (h->pl_len >= sizeof(*d))
-			t->throttled += d->pl_throttled;
+	if (hwpmc_add_drops(h, &t->dropped, &t->throttled))
 		return 0;
-	}
 	if (h->pl_type != PMCLOG_TYPE_CALLCHAIN || cc->pl_pmcid != t->id)
 		return 0;
 	t->n++;

@@ -53,9 +53,7 @@ static int tally_fn(const struct pmclog_header *h, void *arg)
 			t->desc_samples++;
 		break;
 	case PMCLOG_TYPE_DROPNOTIFY:
-		t->dropped += ((const struct pmclog_dropnotify *)h)->pl_samples;
-		if (h->pl_len >= sizeof(struct pmclog_dropnotify))
-			t->throttled += ((const struct pmclog_dropnotify *)h)->pl_throttled;
+		hwpmc_add_drops(h, &t->dropped, &t->throttled);
 		break;
 	case PMCLOG_TYPE_PROCFORK:
 		if (fk->pl_ppid == (__u32)t->runner)

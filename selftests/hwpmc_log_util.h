@@ -68,6 +68,24 @@ static inline char *hwpmc_slurp(const char *path, size_t *len)
 }
 
 /*
+ * A DROPNOTIFY record's samples added to *@dropped, and its throttled
+ * count to *@throttled (where the record is long enough to have one);
+ * false, nothing added, for any other record.
+ */
+static inline bool hwpmc_add_drops(const struct pmclog_header *h,
+				   __u64 *dropped, __u64 *throttled)
+{
+	const struct pmclog_dropnotify *d = (const void *)h;
+
+	if (h->pl_type != PMCLOG_TYPE_DROPNOTIFY)
+		return false;
+	*dropped += d->pl_samples;
+	if (h->pl_len >= sizeof(*d))
+		*throttled += d->pl_throttled;
+	return true;
+}
+
+/*
  * Call @fn for each record of a log image; stops early if fn returns
  * non-zero.  Returns the number of records, or -1 if the image is not a
  * well-formed sequence of records.

@@ -77,14 +77,8 @@ static int count_fn(const struct pmclog_header *h, void *arg)
 	const struct pmclog_callchain *cc = (const void *)h;
 	unsigned int i, u;
 
-	if (h->pl_type == PMCLOG_TYPE_DROPNOTIFY) {
-		const struct pmclog_dropnotify *d = (const void *)h;
-
-		s->dropped += d->pl_samples;
-		if (h->pl_len >= sizeof(*d))
-			s->throttled += d->pl_throttled;
+	if (hwpmc_add_drops(h, &s->dropped, &s->throttled))
 		return 0;
-	}
 	if (h->pl_type != PMCLOG_TYPE_CALLCHAIN)
 		return 0;
 	s->ncc_all++;

@@ -259,14 +259,9 @@ static int ustats_fn(const struct pmclog_header *h, void *arg)
 	case PMCLOG_TYPE_USERSTACK:
 		tally_us(t, (const void *)h);
 		break;
-	case PMCLOG_TYPE_DROPNOTIFY: {
-		const struct pmclog_dropnotify *d = (const void *)h;
-
-		t->dropped += d->pl_samples;
-		if (d->pl_hdr.pl_len >= sizeof(*d))
-			t->throttled += d->pl_throttled;
+	case PMCLOG_TYPE_DROPNOTIFY:
+		hwpmc_add_drops(h, &t->dropped, &t->throttled);
 		break;
-	}
 	}
 	t->prev = h->pl_type == PMCLOG_TYPE_CALLCHAIN ? (const void *)h : NULL;
 	return 0;
