@@ -309,11 +309,14 @@ static void hwpmc_log_ship(struct hwpmc_log *log)
  * allocates nothing.
  */
 static void *__hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
-				 unsigned long *flags, bool filled)
+				 unsigned long *flags, bool filled, bool try)
 {
 	struct pmclog_header *h;
 
-	raw_spin_lock_irqsave(&log->lock, *flags);
+	if (!try)
+		raw_spin_lock_irqsave(&log->lock, *flags);
+	else if (!raw_spin_trylock_irqsave(&log->lock, *flags))
+		return ERR_PTR(-EBUSY);
 	if (log->stopped || len > hwpmc_logbuf_size())
 		goto drop;
 	if (log->cur && log->cur->used + len > hwpmc_logbuf_size())
@@ -350,7 +353,7 @@ drop:
 void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 			unsigned long *flags)
 {
-	return __hwpmc_log_reserve(log, type, len, flags, false);
+	return __hwpmc_log_reserve(log, type, len, flags, false, false);
 }
 
 /*
@@ -361,7 +364,20 @@ void *hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 			       unsigned long *flags)
 {
-	return __hwpmc_log_reserve(log, type, len, flags, true);
+	return __hwpmc_log_reserve(log, type, len, flags, true, false);
+}
+
+/*
+ * As hwpmc_log_reserve_filled(), but never waits: ERR_PTR(-EBUSY) while
+ * another CPU holds the log's lock (nothing reserved, nothing counted).
+ * For a sampler in hard interrupt context, which must not spin on a lock
+ * another CPU holds, maybe for long: a virtual CPU its hypervisor stopped
+ * inside the section, or many CPUs sampling into one log.
+ */
+void *hwpmc_log_try_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
+				   unsigned long *flags)
+{
+	return __hwpmc_log_reserve(log, type, len, flags, true, true);
 }
 
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags)

@@ -29,7 +29,13 @@
  * not nest, and an NMI that comes meanwhile uses the ring.  A record the
  * log has no room for is dropped and counted as the drainer's are.  A
  * copy of the large tier is not made there (the scratch slot has a
- * small one's room): such a sample goes through the ring.
+ * small one's room): such a sample goes through the ring.  Nor does a
+ * sampler wait for a log another CPU holds locked: that sample is moved
+ * into the ring for the drainer.  Many CPUs sampling into one log would
+ * otherwise queue on its lock, and a virtual CPU stopped by its
+ * hypervisor inside the lock would hold the others' interrupts for as
+ * long (under QEMU's single-threaded TCG, a period each: the samples
+ * that ended then all fell where interrupts next came on).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -435,15 +441,87 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 		s->us_flags &= ~PMCLOG_US_F_SHORT;
 }
 
-static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
-			     unsigned long idx);
+static bool hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
+			     unsigned long idx, bool try);
+
+/*
+ * Reserve a slot of this CPU's ring @r for a sample of @pm: its index in
+ * *@idx and the slots then in use in *@used; false when the owner's share
+ * or the ring is full (the sample dropped and counted).  Any context, NMI
+ * included: no locks.
+ */
+static bool hwpmc_ring_reserve(struct hwpmc_ring *r, struct hwpmc_pmc *pm,
+			       unsigned long *idx, unsigned long *used)
+{
+	/* The owner's share first: released by the drainer. */
+	atomic_t *mine = this_cpu_ptr(pm->po->ring_used);
+	unsigned long h;
+
+	if (atomic_inc_return(mine) > hwpmc_ring_share()) {
+		atomic_dec(mine);
+		hwpmc_ring_drop(r, pm);
+		return false;
+	}
+	do {
+		h = local_read(&r->head);
+		*used = h - READ_ONCE(r->tail);
+		if (*used >= hwpmc_nsamples) {
+			atomic_dec(mine);
+			hwpmc_ring_drop(r, pm);
+			return false;
+		}
+	} while (local_cmpxchg(&r->head, h, h + 1) != h);
+	*idx = h % hwpmc_nsamples;
+	return true;
+}
+
+/* Slot @s of @r is complete: the drainer may take it.  Any context. */
+static void hwpmc_ring_publish(struct hwpmc_ring *r, struct hwpmc_sample *s,
+			       unsigned long used)
+{
+	/* Pairs with the drainer's smp_rmb() after it sees s->ready. */
+	smp_wmb();
+	WRITE_ONCE(s->ready, 1);
+	hwpmc_drain_wake(r, used + 1);
+}
+
+/*
+ * The scratch slot's sample, whose log another CPU holds locked: into
+ * the ring, with its stack copy, for the drainer.  Hard interrupt
+ * context: no waiting on another CPU.
+ */
+static void hwpmc_scratch_queue(struct hwpmc_ring *r)
+{
+	struct hwpmc_sample *scr = hwpmc_slot_at(r, hwpmc_nsamples), *s;
+	unsigned long idx, used;
+	char *area;
+
+	if (!hwpmc_ring_reserve(r, scr->pm, &idx, &used))
+		return;
+	s = hwpmc_slot_at(r, idx);
+	memcpy(s, scr, hwpmc_slot_size);
+	WRITE_ONCE(s->ready, 0);
+	if (s->us_copied) {
+		/* Pairs with the release in hwpmc_samples_ustack_get(). */
+		area = smp_load_acquire(&r->ustack[HWPMC_US_SMALL]);
+		if (area) {
+			memcpy(area + idx * PMC_USTACK_SMALL, r->us_scratch,
+			       s->us_copied);
+		} else {
+			s->us_copied = 0;
+			s->us_flags |= PMCLOG_US_F_SHORT;
+		}
+	}
+	hwpmc_ring_publish(r, s, used);
+}
 
 /*
  * Take a sample of @task for @pm with the interrupted registers @regs
  * (NULL: only @task's user-mode state, if it is current): into this
  * CPU's ring, or, in hard interrupt context, straight into the log (see
  * the top of this file).  Callable in NMI context: takes no lock and
- * allocates nothing there (elsewhere only the log's raw spinlocks).
+ * allocates nothing there (elsewhere only the log's raw spinlocks, and
+ * in hard interrupt context only if free: never a wait on another CPU).
  */
 void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		       struct pt_regs *regs)
@@ -452,9 +530,8 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	bool direct = in_hardirq() && !in_nmi() &&
 		      READ_ONCE(pm->ustack_size) <= PMC_USTACK_SMALL;
 	struct hwpmc_sample *s;
-	unsigned long h = 0, used = 0, idx;
+	unsigned long used = 0, idx;
 	bool seen = false;	/* see hwpmc_user_frame() */
-	atomic_t *mine;
 
 	hwpmc_stat_inc(samples_taken);
 	/* A kernel owner takes its samples itself (no log, no ring). */
@@ -462,28 +539,10 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		pm->po->ksample(pm, regs);
 		return;
 	}
-	if (direct) {
+	if (direct)
 		idx = hwpmc_nsamples;
-		goto capture;
-	}
-	/* The owner's share first: released by the drainer (or here). */
-	mine = this_cpu_ptr(pm->po->ring_used);
-	if (atomic_inc_return(mine) > hwpmc_ring_share()) {
-		atomic_dec(mine);
-		hwpmc_ring_drop(r, pm);
+	else if (!hwpmc_ring_reserve(r, pm, &idx, &used))
 		return;
-	}
-	do {
-		h = local_read(&r->head);
-		used = h - READ_ONCE(r->tail);
-		if (used >= hwpmc_nsamples) {
-			atomic_dec(mine);
-			hwpmc_ring_drop(r, pm);
-			return;
-		}
-	} while (local_cmpxchg(&r->head, h, h + 1) != h);
-	idx = h % hwpmc_nsamples;
-capture:
 	s = hwpmc_slot_at(r, idx);
 	s->pm = pm;
 	s->pid = task_tgid_nr(task);
@@ -521,13 +580,12 @@ capture:
 			     false, &seen);
 	}
 	if (direct) {
-		hwpmc_sample_log(s, s->cpu, idx);
+		if (!hwpmc_sample_log(s, s->cpu, idx, true))
+			hwpmc_scratch_queue(r);
 		return;
 	}
 	/* The slot is complete before the drainer may see it. */
-	smp_wmb();
-	WRITE_ONCE(s->ready, 1);
-	hwpmc_drain_wake(r, used + 1);
+	hwpmc_ring_publish(r, s, used);
 }
 
 /*
@@ -594,11 +652,12 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 /*
  * Log sample @s, in slot @idx of CPU @cpu's ring (or its scratch slot),
  * into its owner's log: a CALLCHAIN record and, for a USERSTACK PMC, a
- * USERSTACK one, or the sample is counted as dropped.  Any context but
- * NMI.
+ * USERSTACK one, or the sample is counted as dropped.  With @try, false
+ * and nothing done while another CPU holds the log's lock.  Any context
+ * but NMI.
  */
-static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
-			     unsigned long idx)
+static bool hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
+			     unsigned long idx, bool try)
 {
 	struct pmclog_callchain *cc;
 	struct hwpmc_log *log;
@@ -616,11 +675,20 @@ static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 		/* The log went away with the sample in flight. */
 		hwpmc_stat_inc(samples_dropped);
 		rcu_read_unlock();
-		return;
+		return true;
 	}
 	/* One reservation: both records are logged, or the sample dropped. */
-	cc = hwpmc_log_reserve_filled(log, PMCLOG_TYPE_CALLCHAIN, len + uslen,
-				      &flags);
+	if (try) {
+		cc = hwpmc_log_try_reserve_filled(log, PMCLOG_TYPE_CALLCHAIN,
+						  len + uslen, &flags);
+		if (IS_ERR(cc)) {
+			rcu_read_unlock();
+			return false;
+		}
+	} else {
+		cc = hwpmc_log_reserve_filled(log, PMCLOG_TYPE_CALLCHAIN,
+					      len + uslen, &flags);
+	}
 	if (cc) {
 		cc->pl_hdr.pl_len = len;
 		cc->pl_hdr.pl_time = s->time;
@@ -644,6 +712,7 @@ static void hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 	    atomic64_read(&s->pm->po->throttled))
 		hwpmc_log_dropnotify(s->pm->po, log);
 	rcu_read_unlock();
+	return true;
 }
 
 /*
@@ -667,7 +736,8 @@ void hwpmc_samples_drain(void)
 				break;
 			/* Read the slot only after seeing it ready. */
 			smp_rmb();
-			hwpmc_sample_log(s, cpu, r->tail % hwpmc_nsamples);
+			hwpmc_sample_log(s, cpu, r->tail % hwpmc_nsamples,
+					 false);
 			/* Its owner's share of this ring: one slot back. */
 			atomic_dec(per_cpu_ptr(s->pm->po->ring_used, cpu));
 			WRITE_ONCE(s->ready, 0);
