@@ -34,8 +34,7 @@
  * into the ring for the drainer.  Many CPUs sampling into one log would
  * otherwise queue on its lock, and a virtual CPU stopped by its
  * hypervisor inside the lock would hold the others' interrupts for as
- * long (under QEMU's single-threaded TCG, a period each: the samples
- * that ended then all fell where interrupts next came on).
+ * long.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
