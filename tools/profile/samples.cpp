@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "samples.hpp"
 
+#include "saved_ksyms.hpp"
+
 #include "lib/leaf_stack.hpp"
 
 #include <hwpmc/pmc.h>
@@ -189,6 +191,7 @@ bool log_data::read_fast(int fd) {
         log_scan scan(fd);
         hwpmc::log_reader other; // fed the records that are not samples, one by one
         log_scan::record rec;
+        bool ksyms_ok = true;
         while (scan.next(&rec)) {
             if (rec.type == PMCLOG_TYPE_CALLCHAIN) {
                 if (!log_scan::callchain_ok(rec))
@@ -205,10 +208,14 @@ bool log_data::read_fast(int fd) {
                 if (!ev)
                     return false;
                 d.add(*ev);
+            } else if (rec.type == PMCLOG_TYPE_KSYMS && ksyms_ok) {
+                ksyms_ok = decode_ksyms_record(rec.p, rec.len, &d.saved_ksyms);
             }
         }
         if (!scan.clean())
             return false;
+        if (!ksyms_ok)
+            d.saved_ksyms.clear();
     } catch (const std::system_error &) {
         return false;
     }

@@ -131,7 +131,11 @@ public:
     uint64_t dropped_samples = 0, dropped_records = 0;
     bool initialized = false, closed = false;
     uint32_t version = 0, ncpu = 0, cputype = 0;
-    int64_t wallclock = 0;            // seconds since the epoch at INITIALIZE (0: unknown)
+    int64_t wallclock = 0; // seconds since the epoch at INITIALIZE (0: unknown)
+    // The kernel symbols hwpmc-record saved with the log (saved_ksyms.hpp),
+    // found by read_fast() (log_reader skips their records); empty if
+    // none, or if one of their records is malformed.
+    std::vector<saved_ksym> saved_ksyms;
     uint64_t t_first = 0, t_last = 0; // record times
 
 private:

@@ -275,10 +275,6 @@ kernel_symbols::kernel_symbols(const std::string &path) {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    struct pending {
-        uint64_t start;
-        size_t name, name_len, module, module_len; // offsets into names_
-    };
     std::vector<pending> found;
     std::vector<char> buf(1 << 20);
     size_t have = 0;
@@ -351,6 +347,25 @@ kernel_symbols::kernel_symbols(const std::string &path) {
         names_.clear();
         return;
     }
+    adopt(found);
+}
+
+kernel_symbols::kernel_symbols(const std::vector<saved_ksym> &list) {
+    std::vector<pending> found;
+    found.reserve(list.size());
+    for (const saved_ksym &s : list) {
+        pending e{s.start, names_.size(), s.name.size(), 0, 0};
+        names_.insert(names_.end(), s.name.begin(), s.name.end());
+        e.module = names_.size();
+        e.module_len = s.module.size();
+        names_.insert(names_.end(), s.module.begin(), s.module.end());
+        found.push_back(e);
+    }
+    adopt(found);
+}
+
+// syms_ from `found`, whose names are in names_ (complete).
+void kernel_symbols::adopt(const std::vector<pending> &found) {
     names_.shrink_to_fit();
     syms_.reserve(found.size());
     for (const pending &e : found)
@@ -398,7 +413,32 @@ const std::string &symbolizer::why_not(const std::string &path) const {
     return it == errors_.end() ? none : it->second;
 }
 
+bool kallsyms_zeros(const std::string &path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[64];
+    ssize_t n;
+    do
+        n = read(fd, buf, sizeof(buf));
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n < 17)
+        return false;
+    for (int i = 0; i < 16; i++)
+        if (buf[i] != '0')
+            return buf[i] == ' ' && i > 0; // a short address of zeros
+    return buf[16] == ' ';
+}
+
 kernel_symbols &symbolizer::kernel() {
+    if (!kernel_ && kernel_saved()) {
+        if (kallsyms_zeros(proc_kallsyms_))
+            kernel_ = std::make_unique<kernel_symbols>(proc_kallsyms_);
+        else
+            kernel_ = std::make_unique<kernel_symbols>(saved_);
+        saved_ = {};
+    }
     if (!kernel_)
         kernel_ = std::make_unique<kernel_symbols>(kallsyms_);
     return *kernel_;
