@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -414,21 +415,49 @@ const std::string &symbolizer::why_not(const std::string &path) const {
 }
 
 bool kallsyms_zeros(const std::string &path) {
+    // The kernel lists every address, or none (zeros).  The per-CPU
+    // symbols come first, at small offsets, 0 among them even when
+    // addresses are shown: the first non-zero address says they are shown,
+    // a text symbol at 0 that they are not.  A few hundred lines at most,
+    // not the whole file (listing /proc/kallsyms is most of its cost).
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    char buf[64];
-    ssize_t n;
-    do
-        n = read(fd, buf, sizeof(buf));
-    while (n < 0 && errno == EINTR);
+    std::vector<char> buf(1 << 16);
+    size_t have = 0;
+    bool any = false;
+    int verdict = -1; // 0: shown, 1: zeros
+    while (verdict < 0) {
+        ssize_t n = read(fd, buf.data() + have, buf.size() - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        have += static_cast<size_t>(n);
+        const char *p = buf.data(), *end = buf.data() + have;
+        for (const char *nl;
+             verdict < 0 &&
+             (nl = static_cast<const char *>(std::memchr(p, '\n', end - p))) != nullptr;
+             p = nl + 1) {
+            const char *q = p;
+            bool nonzero = false;
+            while (q < nl && std::isxdigit(static_cast<unsigned char>(*q)))
+                nonzero |= *q++ != '0';
+            if (q == p || nl - q < 3 || q[0] != ' ' || q[2] != ' ')
+                continue;
+            any = true;
+            if (nonzero)
+                verdict = 0;
+            else if (q[1] == 't' || q[1] == 'T')
+                verdict = 1;
+        }
+        have = static_cast<size_t>(end - p);
+        std::memmove(buf.data(), p, have);
+        if (have == buf.size())
+            have = 0; // a line longer than the buffer: not a kallsyms line
+    }
     close(fd);
-    if (n < 17)
-        return false;
-    for (int i = 0; i < 16; i++)
-        if (buf[i] != '0')
-            return buf[i] == ' ' && i > 0; // a short address of zeros
-    return buf[16] == ' ';
+    return verdict < 0 ? any : verdict == 1;
 }
 
 kernel_symbols &symbolizer::kernel() {

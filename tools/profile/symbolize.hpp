@@ -79,9 +79,9 @@ struct saved_ksym {
     bool operator==(const saved_ksym &) const = default;
 };
 
-// Whether the kallsyms file at `path` lists zero addresses (its first line
-// is enough: the kernel shows every address or none).  False if it cannot
-// be read.
+// Whether the kallsyms file at `path` lists zero addresses (the kernel shows
+// every address or none; read up to its first non-zero address, or its
+// first text symbol at 0).  False if it cannot be read.
 bool kallsyms_zeros(const std::string &path);
 
 // The kernel's symbols (/proc/kallsyms: text symbols of the kernel and of

@@ -226,10 +226,26 @@ TEST_F(SavedKsyms, SavedWithTheLogAndUsedByTheResolver) {
     // A user who may not see kernel addresses here (this machine's
     // kallsyms lists zeros) is not shown them: the kallsyms is read as
     // without saved symbols, and found restricted.
-    const std::string zeros = write("zeros", "0000000000000000 T _stext\n");
+    const std::string zeros = write("zeros", "0000000000000000 A fixed_percpu_data\n"
+                                             "0000000000000000 A cpu_debug_store\n"
+                                             "0000000000000000 T _stext\n"
+                                             "0000000000000000 T do_work\n");
     EXPECT_TRUE(hwpmc_tools::kallsyms_zeros(zeros));
     EXPECT_FALSE(hwpmc_tools::kallsyms_zeros(ks));
     EXPECT_FALSE(hwpmc_tools::kallsyms_zeros((dir_ / "none").string()));
+    // As root on x86_64: per-CPU symbols first, the first of them at 0.
+    EXPECT_FALSE(hwpmc_tools::kallsyms_zeros(write("root", "0000000000000000 A fixed_percpu_data\n"
+                                                           "0000000000001000 A cpu_debug_store\n"
+                                                           "ffffffff81000000 T _stext\n")));
+    EXPECT_FALSE(hwpmc_tools::kallsyms_zeros(write("root2", "0000000000000000 A fixed_percpu_data\n"
+                                                            "ffffffff81000000 T _stext\n")));
+    // Only per-CPU symbols at 0 (no text symbol): zeros, as the whole
+    // file's reading would say.
+    EXPECT_TRUE(
+        hwpmc_tools::kallsyms_zeros(write("pcpu", "0000000000000000 A fixed_percpu_data\n")));
+    // This machine's, as kernel_symbols reads it whole.
+    EXPECT_EQ(hwpmc_tools::kallsyms_zeros("/proc/kallsyms"),
+              hwpmc_tools::kernel_symbols("/proc/kallsyms").restricted());
     hwpmc_tools::symbolizer hidden;
     hidden.set_saved_kernel(d.saved_ksyms, zeros);
     EXPECT_TRUE(hidden.kernel().restricted());
