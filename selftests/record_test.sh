@@ -290,12 +290,22 @@ ok "top -a --iterations 2: exit 0 after two refreshes" \
 
 # --- kernel symbols ----------------------------------------------------------
 # dd spends its time in the kernel (read_iter_zero, clear_user, ...).
-"$RECORD" -g -F 2000 -o kern.data -- dd if=/dev/zero of=/dev/null bs=64k count=4000 >krec.out 2>&1
+"$RECORD" -v -g -F 2000 -o kern.data -- dd if=/dev/zero of=/dev/null bs=64k count=4000 >krec.out 2>&1
 "$REPORT" -i kern.data --percent-limit 2 >kflat.out 2>&1
 show kflat.out 12
-ok "report: kernel frames named from /proc/kallsyms" \
+ok "report: kernel frames named (the symbols saved in the log)" \
 	sh -c "entries() { grep -v '^#' \"\$1\" | grep -E '^ +[0-9.]+% +[0-9.]+%'; }
 	       entries kflat.out | grep -F '[k] ' | grep -vqF '[unknown]'"
+# hwpmc-record saved the kernel symbols its samples need in the log; they
+# name what this kernel's /proc/kallsyms names, byte for byte.
+ok "record -v: says it saved kernel symbols in the log" \
+	grep -qE '^hwpmc-record: saved [1-9][0-9]* kernel symbols in kern.data$' krec.out
+cat /proc/kallsyms >live.kallsyms
+"$REPORT" -i kern.data --kallsyms live.kallsyms --percent-limit 2 >klive.out 2>&1
+"$REPORT" -i kern.data --folded >kfold.out 2>&1
+"$REPORT" -i kern.data --kallsyms live.kallsyms --folded >kfoldlive.out 2>&1
+ok "report: the saved kernel symbols give what /proc/kallsyms gives (flat, folded)" \
+	sh -c "cmp -s kflat.out klive.out && cmp -s kfold.out kfoldlive.out"
 # --kallsyms FILE: another machine's symbols (here this kernel's, renamed)
 # name the kernel frames, not /proc/kallsyms; a user reads them too.
 sed 's/^\([0-9a-f]* [tT] \)/\1other_/' /proc/kallsyms >other.kallsyms

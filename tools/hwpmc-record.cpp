@@ -8,11 +8,14 @@
 // PMC_F_DESCENDANTS and started, and only then does it exec: the log holds
 // its PMCATTACH, PROCEXEC and MAP_IN records before its first sample.  At
 // the end the PMCs are stopped and the log closed (CLOSELOG drains the
-// sample rings into it), and the file is read back for the summary.
+// sample rings into it), the kernel symbols that its samples' kernel
+// addresses need are appended to it (profile/saved_ksyms.hpp), and the
+// file is read back for the summary.
 #include "lib/common.hpp"
 #include "lib/numbers.hpp"
 #include "lib/run.hpp"
 #include "lib/sampling.hpp"
+#include "profile/saved_ksyms.hpp"
 #include "stat/side_counts.hpp"
 
 #include <hwpmc/hwpmc.hpp>
@@ -149,6 +152,11 @@ log_summary summarize(const std::string &path) {
     }
     close(fd);
     return s;
+}
+
+mode_t st_of(int fd) {
+    struct stat st {};
+    return fstat(fd, &st) == 0 ? st.st_mode : 0;
 }
 
 std::string pct(uint64_t part, uint64_t whole) {
@@ -366,6 +374,17 @@ int run(options &o) {
     }
     const std::string rate0 = pmcs.rate0();
     pmcs.clear(); // release the PMCs
+    // The kernel symbols the samples need, saved with the log: hwpmc-report
+    // names kernel frames from them, not from its machine's /proc/kallsyms.
+    if (!failed && S_ISREG(st_of(logfd))) {
+        std::string why;
+        const long n = save_kernel_symbols(o.output, "/proc/kallsyms", &why);
+        if (n < 0)
+            std::fprintf(stderr, "%s: warning: cannot save the kernel symbols in %s: %s\n", prog,
+                         o.output.c_str(), why.c_str());
+        else if (o.verbose && n > 0)
+            std::fprintf(stderr, "%s: saved %ld kernel symbols in %s\n", prog, n, o.output.c_str());
+    }
     struct stat fs {};
     fstat(logfd, &fs);
     close(logfd);

@@ -6,7 +6,9 @@
 // The log is read with libhwpmc's pmclog(3) reader.  User addresses are
 // placed in files through the MAP_IN records of the sample's process at
 // the sample's time (inherited at PROCFORK, reset at PROCEXEC) and named
-// from the files' ELF symbol tables; kernel addresses from /proc/kallsyms.
+// from the files' ELF symbol tables; kernel addresses from the symbols
+// hwpmc-record saved with the log (profile/saved_ksyms.hpp), else
+// /proc/kallsyms.
 #include "lib/common.hpp"
 #include "lib/lists.hpp"
 #include "lib/numbers.hpp"
@@ -98,7 +100,8 @@ void usage(FILE *out) {
         "      --cpu CPUS         only samples taken on these CPUs (e.g. 0,2-3)\n"
         "      --event NAME       only samples of this event (e.g. CLOCK.PROF)\n"
         "      --kallsyms FILE    kernel symbols from FILE (the /proc/kallsyms of the machine\n"
-        "                         or guest that recorded the log), not this machine's\n"
+        "                         or guest that recorded the log), not those hwpmc-record\n"
+        "                         saved in the log, nor this machine's\n"
         "  -u, --user             leave out kernel frames (samples in the kernel count for\n"
         "                         the user code that entered it)\n"
         "      --percent-limit P  hide entries and call graph branches below P%%\n"
@@ -214,6 +217,10 @@ int run(const options &o) {
     data.name_from_proc();
 
     symbolizer sym;
+    // The kernel symbols saved with the log name its kernel frames; a
+    // --kallsyms file comes first, /proc/kallsyms is the last resort.
+    if (!data.saved_ksyms.empty())
+        sym.set_saved_kernel(std::move(data.saved_ksyms));
     if (!o.kallsyms.empty()) {
         if (access(o.kallsyms.c_str(), R_OK) != 0) {
             std::fprintf(stderr, "%s: --kallsyms %s: %s\n", prog, o.kallsyms.c_str(),

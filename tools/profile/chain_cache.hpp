@@ -77,6 +77,7 @@ private:
     std::vector<uint32_t> slots_; // open addressing: entry index + 1, 0 empty
     // the chain being resolved, and the frames of one not cached
     std::vector<uint64_t> buf_;
+    std::vector<uint64_t> key_; // its key's addresses
     std::vector<uint32_t> scratch_;
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "samples.hpp"
 
+#include "saved_ksyms.hpp"
+
 #include "lib/leaf_stack.hpp"
 
 #include <hwpmc/pmc.h>
@@ -175,7 +177,9 @@ void log_data::count(uint64_t t) {
 void log_data::count_sample(uint32_t pid, uint64_t t) {
     sample_count++;
     if (pid != last_sampled_) {
-        first_sample_.try_emplace(pid, t);
+        if (pid != prev_sampled_)
+            first_sample_.try_emplace(pid, t);
+        prev_sampled_ = last_sampled_;
         last_sampled_ = pid;
     }
 }
@@ -189,6 +193,7 @@ bool log_data::read_fast(int fd) {
         log_scan scan(fd);
         hwpmc::log_reader other; // fed the records that are not samples, one by one
         log_scan::record rec;
+        bool ksyms_ok = true;
         while (scan.next(&rec)) {
             if (rec.type == PMCLOG_TYPE_CALLCHAIN) {
                 if (!log_scan::callchain_ok(rec))
@@ -205,10 +210,14 @@ bool log_data::read_fast(int fd) {
                 if (!ev)
                     return false;
                 d.add(*ev);
+            } else if (rec.type == PMCLOG_TYPE_KSYMS && ksyms_ok) {
+                ksyms_ok = decode_ksyms_record(rec.p, rec.len, &d.saved_ksyms);
             }
         }
         if (!scan.clean())
             return false;
+        if (!ksyms_ok)
+            d.saved_ksyms.clear();
     } catch (const std::system_error &) {
         return false;
     }
@@ -326,6 +335,7 @@ void log_data::name_from_proc() {
         return;                         // from another boot, or another machine
     std::map<uint32_t, uint64_t> first; // pid -> first sample
     first.swap(first_sample_);
+    last_sampled_ = prev_sampled_ = UINT32_MAX; // none in first_sample_ now
     const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
     for (const auto &[pid, t] : first) {
         if (pid == 0 || procs.named(pid))
@@ -437,10 +447,17 @@ uint32_t resolver::user_frame(uint32_t pid, uint64_t addr, uint64_t t, bool leaf
 uint32_t resolver::epoch_slow(uint32_t pid, uint64_t t) {
     pid_epochs *p = last_epochs_;
     if (!p || pid != last_pid_) {
-        auto [it, fresh] = epochs_.try_emplace(pid);
-        p = &it->second;
-        if (fresh)
-            p->times = procs_.change_times(pid); // [lo, hi) empty: looked up below
+        if (prev_epochs_ && pid == prev_pid_) {
+            p = prev_epochs_;
+        } else {
+            auto [it, fresh] = epochs_.try_emplace(pid);
+            p = &it->second;
+            if (fresh)
+                p->times = procs_.change_times(pid); // [lo, hi) empty: looked up below
+        }
+        // The last two processes, the newest first.
+        prev_epochs_ = last_epochs_;
+        prev_pid_ = last_pid_;
         last_epochs_ = p;
         last_pid_ = pid;
     }

@@ -131,7 +131,11 @@ public:
     uint64_t dropped_samples = 0, dropped_records = 0;
     bool initialized = false, closed = false;
     uint32_t version = 0, ncpu = 0, cputype = 0;
-    int64_t wallclock = 0;            // seconds since the epoch at INITIALIZE (0: unknown)
+    int64_t wallclock = 0; // seconds since the epoch at INITIALIZE (0: unknown)
+    // The kernel symbols hwpmc-record saved with the log (saved_ksyms.hpp),
+    // found by read_fast() (log_reader skips their records); empty if
+    // none, or if one of their records is malformed.
+    std::vector<saved_ksym> saved_ksyms;
     uint64_t t_first = 0, t_last = 0; // record times
 
 private:
@@ -145,7 +149,9 @@ private:
     void count_sample(uint32_t pid, uint64_t t);
     std::vector<proc_event> pending_;
     std::map<uint32_t, uint64_t> first_sample_; // pid -> time of its first sample
-    uint32_t last_sampled_ = UINT32_MAX;        // the pid of the last sample (in first_sample_)
+    // the pids of the last two processes sampled (in first_sample_): the
+    // samples of two CPUs come interleaved
+    uint32_t last_sampled_ = UINT32_MAX, prev_sampled_ = UINT32_MAX;
 };
 
 // The frame that stands for the kernel frames of a sample the module hid
@@ -202,6 +208,9 @@ public:
     uint32_t epoch(uint32_t pid, uint64_t t) {
         if (last_epochs_ && pid == last_pid_ && t >= last_epochs_->lo && t < last_epochs_->hi)
             return last_epochs_->epoch;
+        // The process before it (two CPUs' samples interleave).
+        if (prev_epochs_ && pid == prev_pid_ && t >= prev_epochs_->lo && t < prev_epochs_->hi)
+            return prev_epochs_->epoch;
         return epoch_slow(pid, t);
     }
     // The frame of address `addr` of a chain of process `pid` at time `t`
@@ -268,8 +277,8 @@ private:
         uint32_t epoch = 0;
     };
     std::unordered_map<uint32_t, pid_epochs> epochs_;
-    pid_epochs *last_epochs_ = nullptr;
-    uint32_t last_pid_ = 0;
+    pid_epochs *last_epochs_ = nullptr, *prev_epochs_ = nullptr; // the last two processes
+    uint32_t last_pid_ = 0, prev_pid_ = 0;
     // frame_at(): open addressing, bounded (starts afresh when full)
     struct pc_slot {
         uint64_t addr;

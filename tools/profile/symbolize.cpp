@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -275,10 +276,6 @@ kernel_symbols::kernel_symbols(const std::string &path) {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    struct pending {
-        uint64_t start;
-        size_t name, name_len, module, module_len; // offsets into names_
-    };
     std::vector<pending> found;
     std::vector<char> buf(1 << 20);
     size_t have = 0;
@@ -351,6 +348,25 @@ kernel_symbols::kernel_symbols(const std::string &path) {
         names_.clear();
         return;
     }
+    adopt(found);
+}
+
+kernel_symbols::kernel_symbols(const std::vector<saved_ksym> &list) {
+    std::vector<pending> found;
+    found.reserve(list.size());
+    for (const saved_ksym &s : list) {
+        pending e{s.start, names_.size(), s.name.size(), 0, 0};
+        names_.insert(names_.end(), s.name.begin(), s.name.end());
+        e.module = names_.size();
+        e.module_len = s.module.size();
+        names_.insert(names_.end(), s.module.begin(), s.module.end());
+        found.push_back(e);
+    }
+    adopt(found);
+}
+
+// syms_ from `found`, whose names are in names_ (complete).
+void kernel_symbols::adopt(const std::vector<pending> &found) {
     names_.shrink_to_fit();
     syms_.reserve(found.size());
     for (const pending &e : found)
@@ -398,7 +414,60 @@ const std::string &symbolizer::why_not(const std::string &path) const {
     return it == errors_.end() ? none : it->second;
 }
 
+bool kallsyms_zeros(const std::string &path) {
+    // The kernel lists every address, or none (zeros).  The per-CPU
+    // symbols come first, at small offsets, 0 among them even when
+    // addresses are shown: the first non-zero address says they are shown,
+    // a text symbol at 0 that they are not.  A few hundred lines at most,
+    // not the whole file (listing /proc/kallsyms is most of its cost).
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    std::vector<char> buf(1 << 16);
+    size_t have = 0;
+    bool any = false;
+    int verdict = -1; // 0: shown, 1: zeros
+    while (verdict < 0) {
+        ssize_t n = read(fd, buf.data() + have, buf.size() - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        have += static_cast<size_t>(n);
+        const char *p = buf.data(), *end = buf.data() + have;
+        for (const char *nl;
+             verdict < 0 &&
+             (nl = static_cast<const char *>(std::memchr(p, '\n', end - p))) != nullptr;
+             p = nl + 1) {
+            const char *q = p;
+            bool nonzero = false;
+            while (q < nl && std::isxdigit(static_cast<unsigned char>(*q)))
+                nonzero |= *q++ != '0';
+            if (q == p || nl - q < 3 || q[0] != ' ' || q[2] != ' ')
+                continue;
+            any = true;
+            if (nonzero)
+                verdict = 0;
+            else if (q[1] == 't' || q[1] == 'T')
+                verdict = 1;
+        }
+        have = static_cast<size_t>(end - p);
+        std::memmove(buf.data(), p, have);
+        if (have == buf.size())
+            have = 0; // a line longer than the buffer: not a kallsyms line
+    }
+    close(fd);
+    return verdict < 0 ? any : verdict == 1;
+}
+
 kernel_symbols &symbolizer::kernel() {
+    if (!kernel_ && kernel_saved()) {
+        if (kallsyms_zeros(proc_kallsyms_))
+            kernel_ = std::make_unique<kernel_symbols>(proc_kallsyms_);
+        else
+            kernel_ = std::make_unique<kernel_symbols>(saved_);
+        saved_ = {};
+    }
     if (!kernel_)
         kernel_ = std::make_unique<kernel_symbols>(kallsyms_);
     return *kernel_;

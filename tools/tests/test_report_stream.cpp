@@ -14,6 +14,7 @@
 // file, recursion, and chains whose counts tie.  Files that do not exist
 // name user frames by address.
 #include "pmclog_builder.hpp"
+#include "profile/saved_ksyms.hpp"
 
 #include <gtest/gtest.h>
 
@@ -210,6 +211,42 @@ TEST_F(ReportStream, SameOutputsAsTheReportThatKeptEverySample) {
     std::stringstream ss;
     ss << svg.rdbuf();
     EXPECT_EQ(ss.str(), expected("flame.svg"));
+}
+
+// The kernel symbols hwpmc-record saves with the log give, without
+// --kallsyms, the outputs that --kallsyms gives; with --kallsyms, its file
+// names the kernel frames still; and the log's other readers (--dump)
+// do not see the appended records.
+TEST_F(ReportStream, SavedKernelSymbolsGiveWhatKallsymsGives) {
+    if (hwpmc_tools::kallsyms_zeros("/proc/kallsyms"))
+        GTEST_SKIP() << "this user may not see kernel addresses (/proc/kallsyms lists zeros): "
+                        "the report does not show the saved symbols";
+    const std::string dump = run(std::string(HWPMC_REPORT) + " --dump -i hwpmc.data");
+    std::string why;
+    ASSERT_GT(hwpmc_tools::save_kernel_symbols(dir_ + "/hwpmc.data", dir_ + "/kallsyms", &why), 0)
+        << why;
+    EXPECT_EQ(run(std::string(HWPMC_REPORT) + " --dump -i hwpmc.data"), dump);
+    const struct {
+        const char *file, *args;
+    } cases[] = {
+        {"flat.txt", ""},
+        {"callers.txt", "-g"},
+        {"children.txt", "--children -g"},
+        {"dso.txt", "--sort dso,cpu -g"},
+        {"folded.txt", "--folded"},
+    };
+    for (const auto &c : cases) {
+        SCOPED_TRACE(c.args);
+        EXPECT_EQ(run(std::string(HWPMC_REPORT) + " -i hwpmc.data " + c.args), expected(c.file));
+    }
+    {
+        std::ofstream k(dir_ + "/other");
+        k << "ffffffff81000000 T other_kernel\n";
+    }
+    const std::string other =
+        run(std::string(HWPMC_REPORT) + " --kallsyms other -i hwpmc.data --folded");
+    EXPECT_NE(other.find("other_kernel"), std::string::npos);
+    EXPECT_EQ(other.find("k_syscall"), std::string::npos);
 }
 
 TEST_F(ReportStream, APipeGivesWhatTheFileGives) {

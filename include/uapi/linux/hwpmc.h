@@ -517,6 +517,12 @@ struct pmc_op_getreadslot {
 #define PMCLOG_TYPE_CALLCHAIN	15
 #define PMCLOG_TYPE_USERSTACK	16	/* log minor 3 */
 #define PMCLOG_TYPE_MAX		16
+/*
+ * Types 256 and above are never written by the module: the tools append
+ * records of their own after CLOSELOG (256: the kernel symbols that
+ * hwpmc-record saves with a log, tools/profile/saved_ksyms.hpp).  A reader
+ * skips them as it skips any type above PMCLOG_TYPE_MAX.
+ */
 
 #define PMCLOG_PATH_MAX		4096	/* longest path in a record */
 
