@@ -223,6 +223,7 @@ static inline void hwpmc_classes_switch(struct task_struct *prev,
 	for (i = 0; i < hwpmc_nswitch; i++)
 		hwpmc_switch_fns[i](prev, next);
 }
+
 void hwpmc_classes_fork(struct task_struct *parent, struct task_struct *child);
 int hwpmc_classes_rdpmc_mm_get(struct mm_struct *mm);
 void hwpmc_classes_rdpmc_mm_put(struct mm_struct *mm);
