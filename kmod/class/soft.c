@@ -617,14 +617,17 @@ static noinline void soft_switch_slow(struct soft_cpu *sc,
 /*
  * sched_switch (IRQs off, runqueue locked; class op switch_task):
  * CLOCK.PROF, SCHED.SWITCH.  A switch between tasks nobody monitors costs
- * one look at this CPU's state and, while some SOFT PMC exists, one
- * lookup of each task's process in the hash (inline: an empty bucket or
- * a short chain), and nothing else: no call, clock read, seqcount write,
- * slot scan or list walk.  The look is enough: with no task followed
- * here (prof_task), no CLOCK.PROF timer running here, no system-scope PMC
- * here that counts switches or CPU time (sys_events; a system-scope
- * sampler, sys_prof, is one of them) and neither process monitored, the
- * rest (soft_switch_slow()) would do nothing.  Otherwise the hash is
+ * one look at this CPU's state and at most one lookup per task in the
+ * process hash (inline: an empty bucket or a short chain): @prev's while
+ * a process-scope SCHED.SWITCH PMC exists (it would count @prev's
+ * switch), @next's while a process-scope CLOCK.PROF one does (it would
+ * follow @next's CPU time; every CLOCK.PROF sampler is one of them), and
+ * nothing else: no call, clock read, seqcount write, slot scan or list
+ * walk.  The look is enough: with no task followed here (prof_task), no
+ * CLOCK.PROF timer running here, no system-scope PMC here that counts
+ * switches or CPU time (sys_events; a system-scope sampler, sys_prof, is
+ * one of them) and neither lookup finding a monitored process, the rest
+ * (soft_switch_slow()) would do nothing.  Otherwise the hash is
  * searched only while a process-scope PMC of the event exists, a CPU's
  * slots only while it has a system-scope one, no clock is read
  * (CLOCK.PROF credits the scheduler's own runtime), and the CPU's
@@ -640,8 +643,10 @@ static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next
 	if (likely(!READ_ONCE(sc->prof_task) && !sc->prof_on) &&
 	    (!atomic_read(&soft_npmcs) ||
 	     (!(READ_ONCE(sc->sys_events) & SOFT_SWITCH_SYS_EVENTS) &&
-	      !hwpmc_proc_find(prev->signal) &&
-	      !hwpmc_proc_find(next->signal))))
+	      !(atomic_read(&soft_nproc[PMC_SOFT_SCHED_SWITCH]) &&
+		hwpmc_proc_find(prev->signal)) &&
+	      !(atomic_read(&soft_nproc[PMC_SOFT_CLOCK_PROF]) &&
+		hwpmc_proc_find(next->signal)))))
 		return;
 	soft_switch_slow(sc, prev, next);
 }
