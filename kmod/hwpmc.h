@@ -15,6 +15,8 @@
 #include <linux/list.h>
 #include <linux/idr.h>
 #include <linux/rcupdate.h>
+#include <linux/rculist.h>
+#include <linux/hash.h>
 #include <linux/string.h>
 #include <linux/hwpmc.h>
 
@@ -196,7 +198,32 @@ const struct hwpmc_mdep *hwpmc_md_init(void);
 /* hwpmc_class.c: the registry of the machine's classes and callbacks. */
 int hwpmc_classes_init(void);
 void hwpmc_classes_fini(void);
-void hwpmc_classes_switch(struct task_struct *prev, struct task_struct *next);
+
+/*
+ * What the scheduler hook calls (the classes' and the machine's switch
+ * callbacks that exist), filled at load before any hook can be attached
+ * and emptied after they are all detached (hwpmc_class.c).
+ */
+typedef void (*hwpmc_switch_fn)(struct task_struct *prev,
+				struct task_struct *next);
+extern hwpmc_switch_fn hwpmc_switch_fns[] __read_mostly;
+extern unsigned int hwpmc_nswitch __read_mostly;
+
+/*
+ * sched_switch: IRQs off, the runqueue locked, @prev is current.  Each
+ * callback takes no lock that may be held around a switch, allocates
+ * nothing and does not sleep; an NMI may interrupt it.  Inline in the
+ * probe: every switch of the machine comes through here.
+ */
+static inline void hwpmc_classes_switch(struct task_struct *prev,
+					struct task_struct *next)
+{
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nswitch; i++)
+		hwpmc_switch_fns[i](prev, next);
+}
+
 void hwpmc_classes_fork(struct task_struct *parent, struct task_struct *child);
 int hwpmc_classes_rdpmc_mm_get(struct mm_struct *mm);
 void hwpmc_classes_rdpmc_mm_put(struct mm_struct *mm);
@@ -390,9 +417,30 @@ struct hwpmc_target {
 
 /* hwpmc_proc.c: targets and the process hash. */
 extern raw_spinlock_t hwpmc_proc_lock;
+extern struct hlist_head *hwpmc_proc_hash __read_mostly;
+extern unsigned int hwpmc_proc_bits __read_mostly;
 int hwpmc_proc_init(void);
 void hwpmc_proc_fini(void);
-struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig);
+
+/*
+ * Find the monitored process of a thread group.  Caller holds
+ * rcu_read_lock() (or hwpmc_proc_lock), or has preemption or IRQs off
+ * (the hooks).  Any context but NMI.  Inline: the switch hooks look up
+ * every switched task, and for a task nobody monitors this is all they
+ * do (an empty bucket, or a short chain).
+ */
+static inline struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig)
+{
+	struct hwpmc_process *pp;
+
+	hlist_for_each_entry_rcu(pp,
+				 &hwpmc_proc_hash[hash_ptr(sig, hwpmc_proc_bits)],
+				 hnode, lockdep_is_held(&hwpmc_proc_lock))
+		if (pp->sig == sig)
+			return pp;
+	return NULL;
+}
+
 int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task);
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
 void hwpmc_detach_all(struct hwpmc_pmc *pm);

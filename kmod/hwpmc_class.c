@@ -19,15 +19,13 @@ static unsigned int hwpmc_total_rows;
  * What the scheduler and event hooks call, fixed at load: filled before
  * any hook can be attached and emptied after they are all detached and
  * every probe has returned (hwpmc_hooks_fini()), so the hooks read them
- * without a lock.  A switch costs a call per entry of hwpmc_switch_fns: the
- * classes' and the machine's that have one (SOFT's; x86's only where
- * there is a PMU).
+ * without a lock.  A switch costs a call per entry of hwpmc_switch_fns
+ * (hwpmc_classes_switch(), inline in the probe): the classes' and the
+ * machine's that have one (SOFT's; x86's only where there is a PMU).
  */
-typedef void (*hwpmc_switch_fn)(struct task_struct *prev,
-				struct task_struct *next);
 #define HWPMC_MAX_CALLBACKS	(PMC_CLASS_TABLE_SIZE + 1)
-static hwpmc_switch_fn hwpmc_switch_fns[HWPMC_MAX_CALLBACKS] __read_mostly;
-static unsigned int hwpmc_nswitch __read_mostly;
+hwpmc_switch_fn hwpmc_switch_fns[HWPMC_MAX_CALLBACKS] __read_mostly;
+unsigned int hwpmc_nswitch __read_mostly;
 static const struct hwpmc_class_ops *hwpmc_exit_ops[PMC_CLASS_TABLE_SIZE];
 static unsigned int hwpmc_nexit;
 static const struct hwpmc_class_ops *hwpmc_event_ops[PMC_CLASS_TABLE_SIZE];
@@ -101,19 +99,6 @@ void hwpmc_classes_fini(void)
 u32 hwpmc_cputype(void)
 {
 	return hwpmc_md->cputype;
-}
-
-/*
- * sched_switch: IRQs off, the runqueue locked, @prev is current.  Each
- * callback takes no lock that may be held around a switch, allocates
- * nothing and does not sleep; an NMI may interrupt it.
- */
-void hwpmc_classes_switch(struct task_struct *prev, struct task_struct *next)
-{
-	unsigned int i;
-
-	for (i = 0; i < hwpmc_nswitch; i++)
-		hwpmc_switch_fns[i](prev, next);
 }
 
 /*

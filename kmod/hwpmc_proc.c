@@ -31,8 +31,9 @@
 #include "hwpmc.h"
 
 DEFINE_RAW_SPINLOCK(hwpmc_proc_lock);
-static struct hlist_head *hwpmc_proc_hash;
-static unsigned int hwpmc_proc_bits;
+/* The process hash (hwpmc_proc_find(), inline), set up once at load. */
+struct hlist_head *hwpmc_proc_hash __read_mostly;
+unsigned int hwpmc_proc_bits __read_mostly;
 static atomic_t hwpmc_nprocs;		/* monitored processes */
 /* Targets of PMC_F_LOG_PROCCSW PMCs: the switch hook looks only then. */
 atomic_t hwpmc_ncsw_targets;
@@ -72,21 +73,6 @@ void hwpmc_proc_fini(void)
 static struct hlist_head *hwpmc_proc_bucket(struct signal_struct *sig)
 {
 	return &hwpmc_proc_hash[hash_ptr(sig, hwpmc_proc_bits)];
-}
-
-/*
- * Find the monitored process of a thread group.  Caller holds
- * rcu_read_lock() (or hwpmc_proc_lock).  Runs in any context but NMI.
- */
-struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig)
-{
-	struct hwpmc_process *pp;
-
-	hlist_for_each_entry_rcu(pp, hwpmc_proc_bucket(sig), hnode,
-				 lockdep_is_held(&hwpmc_proc_lock))
-		if (pp->sig == sig)
-			return pp;
-	return NULL;
 }
 
 /* The pid reference goes here too: no freeing under the raw lock. */

@@ -560,18 +560,13 @@ static bool soft_prof_follows(struct soft_cpu *sc, struct task_struct *next)
 }
 
 /*
- * sched_switch (IRQs off, runqueue locked; class op switch_task):
- * CLOCK.PROF, SCHED.SWITCH.  A switch of tasks nobody monitors costs a
- * look at counters and, while a process-scope CLOCK.PROF PMC exists
- * anywhere, one lookup of @next's process: the process hash is only
- * searched while a process-scope PMC of the event exists, a CPU's slots
- * only while it has a system-scope one, no clock is read (CLOCK.PROF
- * credits the scheduler's own runtime), and the CPU's CLOCK.PROF state
- * is written only when it follows @prev or @next.
+ * The switch hook's work beyond its first look (hwpmc_soft_switch()).
+ * IRQs off, runqueue locked.
  */
-static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
+static noinline void soft_switch_slow(struct soft_cpu *sc,
+				      struct task_struct *prev,
+				      struct task_struct *next)
 {
-	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	bool follow;
 
 	if (!atomic_read(&soft_npmcs)) {
@@ -581,7 +576,7 @@ static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next
 		 * find a stranger's base (and readers a freed task).  So
 		 * prof_task is always this CPU's current task or NULL.
 		 */
-		if (unlikely(READ_ONCE(sc->prof_task))) {
+		if (READ_ONCE(sc->prof_task)) {
 			raw_write_seqcount_begin(&sc->prof_seq);
 			WRITE_ONCE(sc->prof_task, NULL);
 			raw_write_seqcount_end(&sc->prof_seq);
@@ -617,6 +612,43 @@ static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next
 	if (sc->prof_on || atomic_read(&soft_prof_nts) ||
 	    READ_ONCE(sc->sys_prof))
 		soft_prof_arm(sc, next);
+}
+
+/*
+ * sched_switch (IRQs off, runqueue locked; class op switch_task):
+ * CLOCK.PROF, SCHED.SWITCH.  A switch between tasks nobody monitors costs
+ * one look at this CPU's state and at most one lookup per task in the
+ * process hash (inline: an empty bucket or a short chain): @prev's while
+ * a process-scope SCHED.SWITCH PMC exists (it would count @prev's
+ * switch), @next's while a process-scope CLOCK.PROF one does (it would
+ * follow @next's CPU time; every CLOCK.PROF sampler is one of them), and
+ * nothing else: no call, clock read, seqcount write, slot scan or list
+ * walk.  The look is enough: with no task followed here (prof_task), no
+ * CLOCK.PROF timer running here, no system-scope PMC here that counts
+ * switches or CPU time (sys_events; a system-scope sampler, sys_prof, is
+ * one of them) and neither lookup finding a monitored process, the rest
+ * (soft_switch_slow()) would do nothing.  Otherwise the hash is
+ * searched only while a process-scope PMC of the event exists, a CPU's
+ * slots only while it has a system-scope one, no clock is read
+ * (CLOCK.PROF credits the scheduler's own runtime), and the CPU's
+ * CLOCK.PROF state is written only when it follows @prev or @next.
+ */
+#define SOFT_SWITCH_SYS_EVENTS	(BIT(PMC_SOFT_SCHED_SWITCH) | \
+				 BIT(PMC_SOFT_CLOCK_PROF))
+
+static void hwpmc_soft_switch(struct task_struct *prev, struct task_struct *next)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	if (likely(!READ_ONCE(sc->prof_task) && !sc->prof_on) &&
+	    (!atomic_read(&soft_npmcs) ||
+	     (!(READ_ONCE(sc->sys_events) & SOFT_SWITCH_SYS_EVENTS) &&
+	      !(atomic_read(&soft_nproc[PMC_SOFT_SCHED_SWITCH]) &&
+		hwpmc_proc_find(prev->signal)) &&
+	      !(atomic_read(&soft_nproc[PMC_SOFT_CLOCK_PROF]) &&
+		hwpmc_proc_find(next->signal)))))
+		return;
+	soft_switch_slow(sc, prev, next);
 }
 
 /*
@@ -660,12 +692,20 @@ static void soft_hook_event(enum hwpmc_kevent ev, struct task_struct *task,
  */
 static void hwpmc_soft_exit(struct task_struct *task)
 {
+	struct soft_cpu *sc;
 	unsigned long flags;
 
 	if (!atomic_read(&soft_npmcs))
 		return;
 	local_irq_save(flags);
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), task, true, NULL);
+	sc = this_cpu_ptr(&soft_cpu);
+	/*
+	 * Only a task this CPU follows has CPU time to credit (every target
+	 * is followed from its switch-in, or from the fold of a PMC's start
+	 * or attach); anyone else's exit leaves the CPU's state alone.
+	 */
+	if (sc->prof_task == task)
+		soft_prof_fold(sc, task, true, NULL);
 	local_irq_restore(flags);
 }
 
