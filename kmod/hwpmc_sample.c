@@ -504,8 +504,9 @@ static void hwpmc_scratch_queue(struct hwpmc_ring *r)
 		/* Pairs with the release in hwpmc_samples_ustack_get(). */
 		area = smp_load_acquire(&r->ustack[HWPMC_US_SMALL]);
 		if (area) {
-			memcpy(area + idx * PMC_USTACK_SMALL, r->us_scratch,
-			       s->us_copied);
+			memcpy(area + idx *
+			       READ_ONCE(hwpmc_ustack_stride[HWPMC_US_SMALL]),
+			       r->us_scratch, s->us_copied);
 		} else {
 			s->us_copied = 0;
 			s->us_flags |= PMCLOG_US_F_SHORT;
