@@ -536,8 +536,8 @@ void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 void *hwpmc_log_try_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 				   unsigned long *flags);
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags);
-void hwpmc_log_count_drop(struct hwpmc_log *log);
 void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log);
+void hwpmc_log_try_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log);
 u32 hwpmc_log_strlen(size_t fixed, size_t slen);
 void hwpmc_log_pmcallocate(struct hwpmc_pmc *pm);
 void hwpmc_log_pmcattach(struct hwpmc_pmc *pm, pid_t pid, const char *path);

@@ -374,6 +374,12 @@ void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
  * another CPU holds, maybe for long: a virtual CPU its hypervisor stopped
  * inside the section, or many CPUs sampling into one log.
  */
+static void *hwpmc_log_try_reserve(struct hwpmc_log *log, u32 type, u32 len,
+				   unsigned long *flags)
+{
+	return __hwpmc_log_reserve(log, type, len, flags, false, true);
+}
+
 void *hwpmc_log_try_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 				   unsigned long *flags)
 {
@@ -383,16 +389,6 @@ void *hwpmc_log_try_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags)
 {
 	__acquire(&log->lock);	/* hwpmc_log_reserve() took it */
-	raw_spin_unlock_irqrestore(&log->lock, flags);
-}
-
-/* Count a sample that could not even reach the log (ring full). */
-void hwpmc_log_count_drop(struct hwpmc_log *log)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&log->lock, flags);
-	log->drop_samples++;
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 }
 
@@ -418,9 +414,12 @@ u32 hwpmc_log_pid(const struct hwpmc_log *log, pid_t nr)
  * was throttled (counted in the owner).  The counters are read and zeroed
  * under the lock that holds the record's reservation, so concurrent
  * callers (the drainer, FLUSHLOG, log removal) never report the same drops
- * twice and none is lost: taken = logged + dropped + throttled.
+ * twice and none is lost: taken = logged + dropped + throttled.  With
+ * @try, nothing waits for the lock: while another CPU holds it, the owner's
+ * counts are given back for a later call.
  */
-void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
+static void __hwpmc_log_dropnotify(struct hwpmc_owner *po,
+				   struct hwpmc_log *log, bool try)
 {
 	struct pmclog_dropnotify *r;
 	unsigned long flags;
@@ -428,7 +427,13 @@ void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 	u64 thr = atomic64_xchg(&po->throttled, 0);
 	bool none;
 
-	raw_spin_lock_irqsave(&log->lock, flags);
+	if (!try) {
+		raw_spin_lock_irqsave(&log->lock, flags);
+	} else if (!raw_spin_trylock_irqsave(&log->lock, flags)) {
+		atomic64_add(ring, &po->ring_drops);
+		atomic64_add(thr, &po->throttled);
+		return;
+	}
 	log->drop_samples += ring;
 	log->drop_throttled += thr;
 	none = !log->drop_samples && !log->drop_records &&
@@ -437,8 +442,13 @@ void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 	if (none)
 		return;
 	/* A failed reservation leaves the counters for the next one. */
-	r = hwpmc_log_reserve(log, PMCLOG_TYPE_DROPNOTIFY, sizeof(*r), &flags);
-	if (!r)
+	if (try)
+		r = hwpmc_log_try_reserve(log, PMCLOG_TYPE_DROPNOTIFY,
+					  sizeof(*r), &flags);
+	else
+		r = hwpmc_log_reserve(log, PMCLOG_TYPE_DROPNOTIFY, sizeof(*r),
+				      &flags);
+	if (IS_ERR_OR_NULL(r))
 		return;
 	if (!log->drop_samples && !log->drop_records &&
 	    !log->drop_throttled) {
@@ -453,6 +463,21 @@ void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
 		log->drop_throttled = 0;
 	}
 	hwpmc_log_commit(log, flags);
+}
+
+void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
+{
+	__hwpmc_log_dropnotify(po, log, false);
+}
+
+/*
+ * As hwpmc_log_dropnotify(), for a sampler in hard interrupt context: never
+ * waits for the log's lock (hwpmc_log_try_reserve_filled()); while another
+ * CPU holds it the drops stay counted for the next caller.
+ */
+void hwpmc_log_try_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)
+{
+	__hwpmc_log_dropnotify(po, log, true);
 }
 
 /*

@@ -199,32 +199,8 @@ static void hwpmc_ring_kick(struct irq_work *w)
  * the same section without preemption, where that cannot change, need
  * only __get_user() with page faults disabled: a few instructions where
  * the checked copy costs a few hundred (its hardened-usercopy checks),
- * as perf walks frames.  NMI context: no locks.
+ * as perf walks frames.  One 8-byte word at @src.  NMI context: no locks.
  */
-struct hwpmc_uframe {
-	unsigned long next, ret;
-};
-
-static int hwpmc_user_frame(struct hwpmc_uframe *frame, unsigned long fp,
-			    bool *seen)
-{
-	struct hwpmc_uframe __user *uf = (struct hwpmc_uframe __user *)fp;
-	int err;
-
-	if (!*seen) {
-		if (copy_from_user_nofault(frame, uf, sizeof(*frame)))
-			return -EFAULT;
-		*seen = true;
-		return 0;
-	}
-	pagefault_disable();
-	err = __get_user(frame->next, &uf->next) ?:
-	      __get_user(frame->ret, &uf->ret);
-	pagefault_enable();
-	return err;
-}
-
-/* One 8-byte word at @src, as hwpmc_user_frame().  NMI context too. */
 static int hwpmc_user_word(u64 *w, const u64 __user *src, bool *seen)
 {
 	int err;
@@ -295,19 +271,22 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 		 * segment in the saved registers says which it is.
 		 */
 		while (chain && n < max && user_64bit_mode(uregs)) {
-			struct hwpmc_uframe frame;
+			const u64 __user *frame = (const u64 __user *)fp;
+			u64 next, ret;
 
+			/* A frame: the next frame pointer, the return address */
 			if (!fp || (fp & (sizeof(long) - 1)) ||
-			    fp >= TASK_SIZE_MAX - sizeof(frame))
+			    fp >= TASK_SIZE_MAX - 2 * sizeof(u64))
 				break;
-			if (hwpmc_user_frame(&frame, fp, seen))
+			if (hwpmc_user_word(&next, frame, seen) ||
+			    hwpmc_user_word(&ret, frame + 1, seen))
 				break;
-			if (!frame.ret || (!kern && frame.ret >= TASK_SIZE_MAX))
+			if (!ret || (!kern && ret >= TASK_SIZE_MAX))
 				break;
-			s->pc[n++] = frame.ret;
-			if (frame.next <= fp)
+			s->pc[n++] = ret;
+			if (next <= fp)
 				break;
-			fp = frame.next;
+			fp = next;
 		}
 		if (chain && n == max)
 			s->flags |= PMCLOG_CC_F_TRUNCATED;
@@ -531,7 +510,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		      READ_ONCE(pm->ustack_size) <= PMC_USTACK_SMALL;
 	struct hwpmc_sample *s;
 	unsigned long used = 0, idx;
-	bool seen = false;	/* see hwpmc_user_frame() */
+	bool seen = false;	/* see hwpmc_user_word() */
 
 	hwpmc_stat_inc(samples_taken);
 	/* A kernel owner takes its samples itself (no log, no ring). */
@@ -709,8 +688,12 @@ static bool hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 		hwpmc_stat_inc(samples_dropped);
 	}
 	if (atomic64_read(&s->pm->po->ring_drops) ||
-	    atomic64_read(&s->pm->po->throttled))
-		hwpmc_log_dropnotify(s->pm->po, log);
+	    atomic64_read(&s->pm->po->throttled)) {
+		if (try)
+			hwpmc_log_try_dropnotify(s->pm->po, log);
+		else
+			hwpmc_log_dropnotify(s->pm->po, log);
+	}
 	rcu_read_unlock();
 	return true;
 }
