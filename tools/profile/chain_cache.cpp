@@ -38,19 +38,7 @@ void chain_cache::flush() {
     entries_.clear();
     pcs_.clear();
     frames_.clear();
-    std::fill(slots_.begin(), slots_.end(), 0);
-}
-
-void chain_cache::grow() {
-    std::vector<uint32_t> slots(slots_.empty() ? 1024 : slots_.size() * 2, 0);
-    const size_t mask = slots.size() - 1;
-    for (size_t i = 0; i < entries_.size(); i++) {
-        size_t at = entries_[i].hash & mask;
-        while (slots[at])
-            at = (at + 1) & mask;
-        slots[at] = static_cast<uint32_t>(i + 1);
-    }
-    slots_.swap(slots);
+    slots_.clear();
 }
 
 resolved_chain chain_cache::resolve(const raw_sample &r) {
@@ -105,21 +93,19 @@ resolved_chain chain_cache::resolve(const raw_sample &r) {
     };
     res_.user_unmapped = unmapped;
     res_.kernel_frames = kframes;
-    if (slots_.empty())
-        grow();
-    size_t mask = slots_.size() - 1;
-    size_t at = h & mask;
-    for (; slots_[at]; at = (at + 1) & mask) {
-        entry &e = entries_[slots_[at] - 1];
-        if (e.hash == h && e.pid == r.pid && e.epoch == ep && e.flags == r.flags &&
-            e.nkernel == r.nkernel && e.npc == npc && e.kleaf == kleaf && e.uleaf == uleaf &&
-            e.repeats == repeats && same_key(pcs_.data() + e.pcs)) {
-            hits++;
-            res_.user_unmapped += e.unmapped;
-            res_.kernel_frames += e.kernel_frames;
-            res_.kernel_hidden += e.hidden;
-            return {e.comm, {frames_.data() + e.frames, e.nframe}, &e.memo};
-        }
+    size_t at = slots_.find(h, [&](uint32_t i) {
+        const entry &e = entries_[i];
+        return e.hash == h && e.pid == r.pid && e.epoch == ep && e.flags == r.flags &&
+               e.nkernel == r.nkernel && e.npc == npc && e.kleaf == kleaf && e.uleaf == uleaf &&
+               e.repeats == repeats && same_key(pcs_.data() + e.pcs);
+    });
+    if (slots_.found(at)) {
+        entry &e = entries_[slots_.index(at)];
+        hits++;
+        res_.user_unmapped += e.unmapped;
+        res_.kernel_frames += e.kernel_frames;
+        res_.kernel_hidden += e.hidden;
+        return {e.comm, {frames_.data() + e.frames, e.nframe}, &e.memo};
     }
     misses++;
     const uint32_t comm = res_.frames_of(r, pcs, truncated, &scratch_);
@@ -127,8 +113,7 @@ resolved_chain chain_cache::resolve(const raw_sample &r) {
         (entries_.size() == entries_.capacity() || pcs_.size() + npc > pcs_.capacity() ||
          frames_.size() + scratch_.size() > frames_.capacity())) {
         flush();
-        for (at = h & mask; slots_[at]; at = (at + 1) & mask) {
-        }
+        at = slots_.find(h, [](uint32_t) { return false; });
     }
     entry e{};
     e.hash = h;
@@ -150,11 +135,7 @@ resolved_chain chain_cache::resolve(const raw_sample &r) {
     pcs_.insert(pcs_.end(), key_.begin(), key_.end());
     frames_.insert(frames_.end(), scratch_.begin(), scratch_.end());
     entries_.push_back(e);
-    slots_[at] = static_cast<uint32_t>(entries_.size());
-    if (entries_.size() * 2 > slots_.size() && slots_.size() < 2 * max_entries_) {
-        grow();
-        mask = slots_.size() - 1;
-    }
+    slots_.put(at, entries_.size() - 1, entries_, 2 * max_entries_);
     entry &last = entries_.back();
     return {last.comm, {frames_.data() + last.frames, last.nframe}, &last.memo};
 }

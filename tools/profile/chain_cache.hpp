@@ -20,6 +20,7 @@
 // is one counter's increment.
 #pragma once
 
+#include "hash_index.hpp"
 #include "samples.hpp"
 
 #include <cstdint>
@@ -67,14 +68,13 @@ private:
         profile_memo memo;
     };
     void flush();
-    void grow();
 
     resolver &res_;
     size_t max_entries_;
     std::vector<entry> entries_;
     std::vector<uint64_t> pcs_;
     std::vector<uint32_t> frames_;
-    std::vector<uint32_t> slots_; // open addressing: entry index + 1, 0 empty
+    hash_index slots_{1024}; // the entries by their hash
     // the chain being resolved, and the frames of one not cached
     std::vector<uint64_t> buf_;
     std::vector<uint64_t> key_; // its key's addresses

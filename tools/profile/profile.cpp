@@ -123,18 +123,6 @@ bool profile::same(const chain &c, std::span<const uint32_t> frames, const chain
            std::equal(frames.begin(), frames.end(), pool_.begin() + c.first);
 }
 
-void profile::grow() {
-    std::vector<uint32_t> slots(slots_.empty() ? 64 : slots_.size() * 2, 0);
-    const size_t mask = slots.size() - 1;
-    for (size_t i = 0; i < chains_.size(); i++) {
-        size_t at = chains_[i].hash & mask;
-        while (slots[at])
-            at = (at + 1) & mask;
-        slots[at] = static_cast<uint32_t>(i + 1);
-    }
-    slots_.swap(slots);
-}
-
 void profile::add(const sample &s) {
     add_chain(s.comm, s.pid, s.tid, s.cpu, s.frames);
 }
@@ -163,16 +151,11 @@ uint32_t profile::add_chain(uint32_t comm, uint32_t pid, uint32_t tid, uint32_t 
     want.tid = by_tid_ ? tid : 0;
     want.cpu = by_cpu_ ? cpu : 0;
     want.hash = hash_of(frames, want);
-    if (slots_.empty())
-        grow();
-    const size_t mask = slots_.size() - 1;
-    size_t at = want.hash & mask;
-    for (; slots_[at]; at = (at + 1) & mask) {
-        chain &c = chains_[slots_[at] - 1];
-        if (same(c, frames, want)) {
-            c.count++;
-            return slots_[at] - 1;
-        }
+    const size_t at =
+        slots_.find(want.hash, [&](uint32_t i) { return same(chains_[i], frames, want); });
+    if (slots_.found(at)) {
+        chains_[slots_.index(at)].count++;
+        return slots_.index(at);
     }
     // A new chain: the index is made again when asked.
     indexed_ = false;
@@ -181,9 +164,7 @@ uint32_t profile::add_chain(uint32_t comm, uint32_t pid, uint32_t tid, uint32_t 
     want.count = 1;
     pool_.insert(pool_.end(), frames.begin(), frames.end());
     chains_.push_back(want);
-    slots_[at] = static_cast<uint32_t>(chains_.size());
-    if (chains_.size() * 2 > slots_.size())
-        grow();
+    slots_.put(at, chains_.size() - 1, chains_);
     return static_cast<uint32_t>(chains_.size() - 1);
 }
 
@@ -237,7 +218,7 @@ void profile::clear() {
     entries_.clear();
     chains_.clear();
     pool_.clear();
-    slots_.clear();
+    slots_.reset();
     total_ = 0;
 }
 

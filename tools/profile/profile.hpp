@@ -6,6 +6,7 @@
 #pragma once
 
 #include "chain_cache.hpp"
+#include "hash_index.hpp"
 #include "samples.hpp"
 
 #include <array>
@@ -92,7 +93,6 @@ private:
     bool same(const chain &c, std::span<const uint32_t> frames, const chain &want) const;
     uint32_t add_chain(uint32_t comm, uint32_t pid, uint32_t tid, uint32_t cpu,
                        std::span<const uint32_t> frames);
-    void grow();
     void build() const;
     void index() const;
 
@@ -100,8 +100,8 @@ private:
     std::vector<sort_key> keys_;
     bool by_pid_ = false, by_tid_ = false, by_cpu_ = false;
     std::vector<chain> chains_;
-    std::vector<uint32_t> pool_;  // the chains' frames
-    std::vector<uint32_t> slots_; // open addressing: chain index + 1, 0 empty
+    std::vector<uint32_t> pool_; // the chains' frames
+    hash_index slots_{64};       // the chains by their hash
     uint64_t total_ = 0;
     uint64_t gen_; // profile_memo::gen
     mutable bool built_ = false, indexed_ = false;
