@@ -651,6 +651,7 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int hwpmc_testing_init(void);
 void hwpmc_testing_fini(void);
 void hwpmc_test_attach_window(void);
+bool hwpmc_test_log_busy(void);
 struct dentry *hwpmc_testing_dir(void);
 #else
 static inline int hwpmc_testing_init(void)
@@ -660,6 +661,11 @@ static inline int hwpmc_testing_init(void)
 
 static inline void hwpmc_test_attach_window(void)
 {
+}
+
+static inline bool hwpmc_test_log_busy(void)
+{
+	return false;
 }
 
 static inline void hwpmc_testing_fini(void)

@@ -315,7 +315,8 @@ static void *__hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 
 	if (!try)
 		raw_spin_lock_irqsave(&log->lock, *flags);
-	else if (!raw_spin_trylock_irqsave(&log->lock, *flags))
+	else if (hwpmc_test_log_busy() ||
+		 !raw_spin_trylock_irqsave(&log->lock, *flags))
 		return ERR_PTR(-EBUSY);
 	if (log->stopped || len > hwpmc_logbuf_size())
 		goto drop;
@@ -429,7 +430,8 @@ static void __hwpmc_log_dropnotify(struct hwpmc_owner *po,
 
 	if (!try) {
 		raw_spin_lock_irqsave(&log->lock, flags);
-	} else if (!raw_spin_trylock_irqsave(&log->lock, flags)) {
+	} else if (hwpmc_test_log_busy() ||
+		   !raw_spin_trylock_irqsave(&log->lock, flags)) {
 		atomic64_add(ring, &po->ring_drops);
 		atomic64_add(thr, &po->throttled);
 		return;

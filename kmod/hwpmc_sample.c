@@ -42,6 +42,7 @@
 #include <linux/vmalloc.h>
 #include <linux/irq_work.h>
 #include <linux/workqueue.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
@@ -477,7 +478,7 @@ static void hwpmc_scratch_queue(struct hwpmc_ring *r)
 	if (!hwpmc_ring_reserve(r, scr->pm, &idx, &used))
 		return;
 	s = hwpmc_slot_at(r, idx);
-	memcpy(s, scr, hwpmc_slot_size);
+	memcpy(s, scr, struct_size(scr, pc, scr->npc));
 	WRITE_ONCE(s->ready, 0);
 	if (s->us_copied) {
 		/* Pairs with the release in hwpmc_samples_ustack_get(). */

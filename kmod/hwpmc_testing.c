@@ -9,6 +9,9 @@
  *  test_attach_delay_ms  sleep this long in PMCATTACH between the
  *                        permission check and the link (exec_test races
  *                        a set-id exec into that window)
+ *  test_log_busy=1       every log's lock reads as held by another CPU
+ *                        to a sampler in hard interrupt context (its
+ *                        samples go through the ring: clockbusy_test)
  *  debugfs hwpmc-test/    the directory of these triggers and the
  *                        backends' (x86/test_hold.c: hold_perfctr)
  *  debugfs hwpmc-test/hold_cpu
@@ -58,6 +61,16 @@ void hwpmc_test_attach_window(void)
 
 	if (ms)
 		msleep(ms);
+}
+
+static bool test_log_busy;
+module_param(test_log_busy, bool, 0644);
+MODULE_PARM_DESC(test_log_busy, "Test only: a hard-IRQ sampler finds every log's lock held");
+
+/* Any context: a hard-IRQ sampler's try of a log's lock fails. */
+bool hwpmc_test_log_busy(void)
+{
+	return READ_ONCE(test_log_busy);
 }
 
 static struct dentry *hwpmc_test_dir;

@@ -23,81 +23,6 @@
 #define PERIOD_NS	10000		/* the least an unprivileged owner gets */
 #define MAX_CPU_NS	(30 * 1000000000ull)
 
-struct tally {
-	__u32 id;
-	__u64 logged, userstacks, dropped, throttled;
-};
-
-static int tally_fn(const struct pmclog_header *h, void *arg)
-{
-	struct tally *t = arg;
-
-	if (h->pl_type == PMCLOG_TYPE_CALLCHAIN) {
-		t->logged++;
-	} else if (h->pl_type == PMCLOG_TYPE_USERSTACK) {
-		t->userstacks++;
-	} else {
-		hwpmc_add_drops(h, &t->dropped, &t->throttled);
-	}
-	return 0;
-}
-
-/* The pipe's reader: everything until EOF, into a growing buffer. */
-struct reader {
-	int fd;
-	char *buf;
-	size_t len, cap;
-	int err;
-};
-
-static void *read_all(void *arg)
-{
-	struct reader *r = arg;
-	ssize_t n;
-
-	for (;;) {
-		if (r->cap - r->len < 65536) {
-			char *b = realloc(r->buf, r->cap * 2 + 65536);
-
-			if (!b) {
-				r->err = ENOMEM;
-				return NULL;
-			}
-			r->buf = b;
-			r->cap = r->cap * 2 + 65536;
-		}
-		n = read(r->fd, r->buf + r->len, r->cap - r->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			r->err = errno;
-		if (n <= 0)
-			return NULL;
-		r->len += n;
-	}
-}
-
-static __u64 thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static volatile __u64 sink;
-
-/* Burn @ns of this thread's CPU time in user mode. */
-static void burn(__u64 ns)
-{
-	__u64 end = thread_cpu_ns() + ns, x = sink;
-
-	while (thread_cpu_ns() < end)
-		for (int i = 0; i < 20000; i++)
-			x = x * 6364136223846793005ull + 1;
-	sink = x;
-}
-
 /*
  * Sample this process at 100 kHz of CPU time into a pipe nobody reads
  * until samples are dropped (GETDRIVERSTATS), then read it all and
@@ -105,7 +30,7 @@ static void burn(__u64 ns)
  */
 static int overflow_log(void *arg)
 {
-	struct tally *out = arg;
+	struct hwpmc_sample_tally *out = arg;
 	struct pmc_op_pmcallocate a = {
 		.pm_cpu = PMC_CPU_ANY, .pm_class = PMC_CLASS_SOFT,
 		.pm_event = PMC_SOFT_CLOCK_PROF, .pm_mode = PMC_MODE_TS,
@@ -113,8 +38,8 @@ static int overflow_log(void *arg)
 		.pm_count = PERIOD_NS, .pm_ustack_size = PMC_USTACK_SMALL,
 	};
 	struct pmc_op_getdriverstats s0, s1, s;
-	struct reader r = { 0 };
-	struct tally t = { 0 };
+	struct hwpmc_log_reader r = { 0 };
+	struct hwpmc_sample_tally t = { 0 };
 	pthread_t thr;
 	__u64 spent = 0;
 	int fd, p[2];
@@ -137,7 +62,7 @@ static int overflow_log(void *arg)
 		return 6;
 	/* Until the log has dropped some, and 100 ms more. */
 	do {
-		burn(20000000);
+		hwpmc_burn_cpu_ns(20000000);
 		spent += 20000000;
 		if (hwpmc_driverstats(fd, &s))
 			return 7;
@@ -148,19 +73,19 @@ static int overflow_log(void *arg)
 		       (unsigned long long)(spent / 1000000));
 		return 8;
 	}
-	burn(100000000);
+	hwpmc_burn_cpu_ns(100000000);
 	if (hwpmc_stop(fd, a.pm_pmcid))
 		return 9;
 	/* Now read: the flush writes it all out, CLOSELOG its drops. */
 	r.fd = p[0];
-	if (pthread_create(&thr, NULL, read_all, &r))
+	if (pthread_create(&thr, NULL, hwpmc_log_read_all, &r))
 		return 10;
 	if (hwpmc_flushlog(fd) || hwpmc_closelog(fd) ||
 	    hwpmc_driverstats(fd, &s1))
 		return 11;
 	close(p[1]);
 	pthread_join(thr, NULL);
-	if (r.err || hwpmc_for_each_record(r.buf, r.len, tally_fn, &t) <= 0)
+	if (r.err || hwpmc_for_each_record(r.buf, r.len, hwpmc_tally_samples, &t) <= 0)
 		return 12;
 	free(r.buf);
 	close(fd);
@@ -186,14 +111,14 @@ static int overflow_log(void *arg)
 
 TEST(root_log_full_counts_every_sample)
 {
-	struct tally t;
+	struct hwpmc_sample_tally t;
 
 	EXPECT_EQ(0, hwpmc_run_in_child(overflow_log, &t));
 }
 
 TEST(nobody_log_full_counts_every_sample)
 {
-	struct tally t;
+	struct hwpmc_sample_tally t;
 
 	EXPECT_EQ(0, hwpmc_as_nobody(overflow_log, &t));
 }

@@ -25,6 +25,45 @@ static inline int hwpmc_pc_in_fn(__u64 pc, void *fn)
 	       pc < (__u64)(uintptr_t)fn + sym->st_size;
 }
 
+/*
+ * A log's reader thread (pthread_create(..., hwpmc_log_read_all, r)):
+ * everything from r->fd until EOF, into a buffer that grows (r->buf,
+ * r->len; free() it), r->err the errno of a failure.
+ */
+struct hwpmc_log_reader {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	int err;
+};
+
+static inline void *hwpmc_log_read_all(void *arg)
+{
+	struct hwpmc_log_reader *r = arg;
+	ssize_t n;
+
+	for (;;) {
+		if (r->cap - r->len < 65536) {
+			char *b = realloc(r->buf, r->cap * 2 + 65536);
+
+			if (!b) {
+				r->err = ENOMEM;
+				return NULL;
+			}
+			r->buf = b;
+			r->cap = r->cap * 2 + 65536;
+		}
+		n = read(r->fd, r->buf + r->len, r->cap - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r->err = errno;
+		if (n <= 0)
+			return NULL;
+		r->len += n;
+	}
+}
+
 static inline int hwpmc_configure_log(int fd, int logfd)
 {
 	struct pmc_op_configurelog c = { .pm_logfd = logfd };
@@ -83,6 +122,29 @@ static inline bool hwpmc_add_drops(const struct pmclog_header *h,
 	if (h->pl_len >= sizeof(*d))
 		*throttled += d->pl_throttled;
 	return true;
+}
+
+/*
+ * What a log says of its samples (hwpmc_for_each_record(...,
+ * hwpmc_tally_samples, &t)): CALLCHAIN and USERSTACK records, and the
+ * drops its DROPNOTIFY records count.
+ */
+struct hwpmc_sample_tally {
+	__u64 logged, userstacks, dropped, throttled;
+};
+
+static inline int hwpmc_tally_samples(const struct pmclog_header *h,
+				      void *arg)
+{
+	struct hwpmc_sample_tally *t = arg;
+
+	if (h->pl_type == PMCLOG_TYPE_CALLCHAIN)
+		t->logged++;
+	else if (h->pl_type == PMCLOG_TYPE_USERSTACK)
+		t->userstacks++;
+	else
+		hwpmc_add_drops(h, &t->dropped, &t->throttled);
+	return 0;
 }
 
 /*
