@@ -27,15 +27,6 @@
 #define FIRST_NS	60000000ull	/* the first child's counted CPU time */
 #define SECOND_NS	10000000ull	/* the second's */
 
-static void burn(__u64 ns)
-{
-	__u64 t0 = hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	volatile unsigned long sink = 0;
-
-	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < ns)
-		sink++;
-}
-
 /*
  * In a child: count @ns of CPU time, release, burn 5 ms more, exit.
  * Writes the count and the thread's CPU time inside and around
@@ -56,7 +47,7 @@ static int count_child(int out, __u64 ns)
 	if (hwpmc_start(fd, id))
 		return 12;
 	c0i = hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	burn(ns);
+	hwpmc_burn_cpu_ns(ns);
 	c1i = hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (hwpmc_stop(fd, id))
 		return 13;
@@ -68,7 +59,7 @@ static int count_child(int out, __u64 ns)
 	v[2] = c1 - c0;
 	if (hwpmc_xwrite(out, v, sizeof(v)))
 		return 15;
-	burn(5000000ull);
+	hwpmc_burn_cpu_ns(5000000ull);
 	return 0;
 }
 

@@ -413,27 +413,6 @@ static inline int hwpmc_child_kill(struct hwpmc_child *c)
 	return hwpmc_child_wait(c);
 }
 
-/* The calling thread's CPU time, in ns. */
-static inline __u64 hwpmc_thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Burn @ns of the calling thread's CPU time in user mode. */
-static inline void hwpmc_burn_cpu_ns(__u64 ns)
-{
-	static volatile __u64 sink;
-	__u64 end = hwpmc_thread_cpu_ns() + ns, x = sink;
-
-	while (hwpmc_thread_cpu_ns() < end)
-		for (int i = 0; i < 20000; i++)
-			x = x * 6364136223846793005ull + 1;
-	sink = x;
-}
-
 /* @n system calls that do nothing (getppid() is never cached). */
 static inline void hwpmc_burn_syscalls(long n)
 {
@@ -457,6 +436,18 @@ static inline __u64 hwpmc_clock_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Burn @ns of the calling thread's CPU time in user mode. */
+static inline void hwpmc_burn_cpu_ns(__u64 ns)
+{
+	static volatile __u64 sink;
+	__u64 end = hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns, x = sink;
+
+	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (int i = 0; i < 20000; i++)
+			x = x * 6364136223846793005ull + 1;
+	sink = x;
 }
 
 /* voluntary + nonvoluntary context switches from an open status file. */
