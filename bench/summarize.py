@@ -135,21 +135,28 @@ def main():
         rows = []
         for hz in ("1000", "4000", "10000"):
             for cg in ("", "-g"):
-                h, p = "hwpmc-" + hz + cg, "perf-" + hz + cg
+                h, p, c = "hwpmc-" + hz + cg, "perf-" + hz + cg, "perfc-" + hz + cg
                 ho, po = pct(g("sample", h), bare), pct(g("sample", p), bare)
+                co = pct(g("sample", c), bare)
                 hs, hd = g("samples", h), g("dropped", h)
-                ps, pl = g("samples", p), g("dropped", p)
+                ps, pl, cs = g("samples", p), g("dropped", p), g("samples", c)
                 # What one sample costs: the job's extra time over the
-                # samples taken (perf -F takes fewer than the rate asks).
+                # samples taken (perf -F takes fewer than the rate asks;
+                # perf -c, a fixed period, the rate's).
                 hn = ratio(None if ho is None else g("sample", h) - bare, hs)
                 pn = ratio(None if po is None else g("sample", p) - bare, ps)
-                rows.append([hz + " Hz" + (" -g" if cg else ""), ptxt2(ho), ptxt2(po),
-                             fmt(hs), fmt(hd), fmt(ps), fmt(pl), fmt(hn), fmt(pn),
+                cn = ratio(None if co is None else g("sample", c) - bare, cs)
+                rows.append([hz + " Hz" + (" -g" if cg else ""), ptxt2(ho), ptxt2(co), ptxt2(po),
+                             fmt(hs), fmt(hd), fmt(cs), fmt(ps), fmt(pl), fmt(hn), fmt(cn),
+                             fmt(pn),
+                             verdict(None if ho is None or co is None else ho <= co),
                              verdict(None if ho is None or po is None else ho <= po),
                              verdict(None if hd is None else hd == 0)])
-        table("Sampling a CPU-bound job on both CPUs (CLOCK.PROF vs perf record -F)",
-              ["rate", "hwpmc", "perf", "samples", "dropped", "perf samples",
-               "perf lost", "ns/sample", "perf ns/s", "<= perf", "no drops"], rows)
+        table("Sampling a CPU-bound job on both CPUs (CLOCK.PROF vs perf record"
+              " -c, the same rate, and -F)",
+              ["rate", "hwpmc", "perf -c", "perf -F", "samples", "dropped", "-c samples",
+               "-F samples", "perf lost", "ns/sample", "-c ns/s", "-F ns/s", "<= perf -c",
+               "<= perf -F", "no drops"], rows)
 
     if any(k[0] == "report" for k in med):
         hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")
