@@ -536,6 +536,7 @@ void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 void *hwpmc_log_try_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 				   unsigned long *flags);
 void hwpmc_log_commit(struct hwpmc_log *log, unsigned long flags);
+bool hwpmc_log_drops_pending(struct hwpmc_owner *po, struct hwpmc_log *log);
 void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log);
 void hwpmc_log_try_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log);
 u32 hwpmc_log_strlen(size_t fixed, size_t slen);
@@ -647,11 +648,15 @@ int hwpmc_priv_lsm_may_read(struct task_struct *task);
 
 long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
+/* hwpmc_test_log_busy(): the test flavor's test_log_busy bits. */
+#define HWPMC_TEST_BUSY_SAMPLE	1	/* test_log_busy: samples' reservations */
+#define HWPMC_TEST_BUSY_DROPS	2	/* ... drop reports */
+
 #ifdef HWPMC_TESTING
 int hwpmc_testing_init(void);
 void hwpmc_testing_fini(void);
 void hwpmc_test_attach_window(void);
-bool hwpmc_test_log_busy(void);
+bool hwpmc_test_log_busy(unsigned int what);
 struct dentry *hwpmc_testing_dir(void);
 #else
 static inline int hwpmc_testing_init(void)
@@ -663,7 +668,7 @@ static inline void hwpmc_test_attach_window(void)
 {
 }
 
-static inline bool hwpmc_test_log_busy(void)
+static inline bool hwpmc_test_log_busy(unsigned int what)
 {
 	return false;
 }

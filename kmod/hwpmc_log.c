@@ -242,10 +242,11 @@ static void hwpmc_pool_put(void)
 
 /*
  * A free buffer for @log, or NULL: a log of an unprivileged owner holds at
- * most its share of the pool and leaves the reserve alone.  Any context
- * but NMI.
+ * most its share of the pool and leaves the reserve alone.  With @try,
+ * ERR_PTR(-EBUSY) (nothing counted) while another CPU holds the pool's
+ * lock.  Any context but NMI.
  */
-static struct hwpmc_logbuf *hwpmc_buf_alloc(struct hwpmc_log *log)
+static struct hwpmc_logbuf *hwpmc_buf_alloc(struct hwpmc_log *log, bool try)
 {
 	struct hwpmc_logbuf *b = NULL;
 	unsigned int size = READ_ONCE(hwpmc_pool_size);
@@ -253,8 +254,11 @@ static struct hwpmc_logbuf *hwpmc_buf_alloc(struct hwpmc_log *log)
 	unsigned int reserve = size * READ_ONCE(hwpmc_log_buffer_reserve) / 100;
 	unsigned long flags;
 
+	if (!try)
+		raw_spin_lock_irqsave(&hwpmc_pool_lock, flags);
+	else if (!raw_spin_trylock_irqsave(&hwpmc_pool_lock, flags))
+		return ERR_PTR(-EBUSY);
 	hwpmc_stat_inc(buffer_requests);
-	raw_spin_lock_irqsave(&hwpmc_pool_lock, flags);
 	if (log->priv || (log->nbufs < share && hwpmc_pool_nfree > reserve))
 		b = list_first_entry_or_null(&hwpmc_pool, struct hwpmc_logbuf,
 					     node);
@@ -303,10 +307,12 @@ static void hwpmc_log_ship(struct hwpmc_log *log)
 /*
  * Reserve @len bytes (a multiple of 8) for a record of @type and fill its
  * header; the rest is zeroed, or, with @filled, left for the caller, who
- * writes every byte of it, and the header's time.  Returns the record with log->lock held
- * (release it with hwpmc_log_commit()), or NULL when the record is
- * dropped (counted).  Any context but NMI; takes only raw spinlocks and
- * allocates nothing.
+ * writes every byte of it, and the header's time.  Returns the record
+ * with log->lock held (release it with hwpmc_log_commit()), or NULL when
+ * the record is dropped (counted), or, with @try, ERR_PTR(-EBUSY) while
+ * another CPU holds the log's lock or the buffer pool's (nothing
+ * reserved or counted).  Any context but NMI; takes only raw spinlocks
+ * and allocates nothing.
  */
 static void *__hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 				 unsigned long *flags, bool filled, bool try)
@@ -315,7 +321,7 @@ static void *__hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 
 	if (!try)
 		raw_spin_lock_irqsave(&log->lock, *flags);
-	else if (hwpmc_test_log_busy() ||
+	else if (hwpmc_test_log_busy(HWPMC_TEST_BUSY_SAMPLE) ||
 		 !raw_spin_trylock_irqsave(&log->lock, *flags))
 		return ERR_PTR(-EBUSY);
 	if (log->stopped || len > hwpmc_logbuf_size())
@@ -323,9 +329,16 @@ static void *__hwpmc_log_reserve(struct hwpmc_log *log, u32 type, u32 len,
 	if (log->cur && log->cur->used + len > hwpmc_logbuf_size())
 		hwpmc_log_ship(log);
 	if (!log->cur) {
-		log->cur = hwpmc_buf_alloc(log);
-		if (!log->cur)
+		struct hwpmc_logbuf *b = hwpmc_buf_alloc(log, try);
+
+		if (IS_ERR(b)) {
+			/* Nothing reserved; no current buffer is a state. */
+			raw_spin_unlock_irqrestore(&log->lock, *flags);
+			return b;
+		}
+		if (!b)
 			goto drop;
+		log->cur = b;
 	}
 	h = (struct pmclog_header *)(log->cur->data + log->cur->used);
 	log->cur->used += len;
@@ -430,7 +443,7 @@ static void __hwpmc_log_dropnotify(struct hwpmc_owner *po,
 
 	if (!try) {
 		raw_spin_lock_irqsave(&log->lock, flags);
-	} else if (hwpmc_test_log_busy() ||
+	} else if (hwpmc_test_log_busy(HWPMC_TEST_BUSY_DROPS) ||
 		   !raw_spin_trylock_irqsave(&log->lock, flags)) {
 		atomic64_add(ring, &po->ring_drops);
 		atomic64_add(thr, &po->throttled);
@@ -465,6 +478,20 @@ static void __hwpmc_log_dropnotify(struct hwpmc_owner *po,
 		log->drop_throttled = 0;
 	}
 	hwpmc_log_commit(log, flags);
+}
+
+/*
+ * Has @po or @log drops that no DROPNOTIFY reported yet?  A hint, read
+ * without the log's lock (a caller that sees none now sees them at its
+ * next call, or the log's flush or removal reports them).  Any context.
+ */
+bool hwpmc_log_drops_pending(struct hwpmc_owner *po, struct hwpmc_log *log)
+{
+	if (atomic64_read(&po->ring_drops) || atomic64_read(&po->throttled))
+		return true;
+	/* Racy by design: written under log->lock, read here as a hint. */
+	return data_race(log->drop_samples || log->drop_records ||
+			 log->drop_throttled);
 }
 
 void hwpmc_log_dropnotify(struct hwpmc_owner *po, struct hwpmc_log *log)

@@ -688,8 +688,7 @@ static bool hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 	} else {
 		hwpmc_stat_inc(samples_dropped);
 	}
-	if (atomic64_read(&s->pm->po->ring_drops) ||
-	    atomic64_read(&s->pm->po->throttled)) {
+	if (hwpmc_log_drops_pending(s->pm->po, log)) {
 		if (try)
 			hwpmc_log_try_dropnotify(s->pm->po, log);
 		else

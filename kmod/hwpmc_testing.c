@@ -9,9 +9,10 @@
  *  test_attach_delay_ms  sleep this long in PMCATTACH between the
  *                        permission check and the link (exec_test races
  *                        a set-id exec into that window)
- *  test_log_busy=1       every log's lock reads as held by another CPU
- *                        to a sampler in hard interrupt context (its
- *                        samples go through the ring: clockbusy_test)
+ *  test_log_busy=MASK    a log's lock reads as held by another CPU to a
+ *                        sampler in hard interrupt context: 1, for its
+ *                        samples (they go through the ring); 2, for its
+ *                        drop reports (clockbusy_test)
  *  debugfs hwpmc-test/    the directory of these triggers and the
  *                        backends' (x86/test_hold.c: hold_perfctr)
  *  debugfs hwpmc-test/hold_cpu
@@ -63,14 +64,14 @@ void hwpmc_test_attach_window(void)
 		msleep(ms);
 }
 
-static bool test_log_busy;
-module_param(test_log_busy, bool, 0644);
-MODULE_PARM_DESC(test_log_busy, "Test only: a hard-IRQ sampler finds every log's lock held");
+static unsigned int test_log_busy;
+module_param(test_log_busy, uint, 0644);
+MODULE_PARM_DESC(test_log_busy, "Test only: a hard-IRQ sampler finds every log's lock held (1: for samples, 2: for drop reports)");
 
-/* Any context: a hard-IRQ sampler's try of a log's lock fails. */
-bool hwpmc_test_log_busy(void)
+/* Any context: a hard-IRQ sampler's try of a log's lock for @what fails. */
+bool hwpmc_test_log_busy(unsigned int what)
 {
-	return READ_ONCE(test_log_busy);
+	return READ_ONCE(test_log_busy) & what;
 }
 
 static struct dentry *hwpmc_test_dir;

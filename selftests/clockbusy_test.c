@@ -2,14 +2,18 @@
 /*
  * A CLOCK.PROF sample is taken in hard interrupt context (the sampling
  * timer) and logged there when the log's lock is free at once; when
- * another CPU holds it, the sampler never waits for that CPU: the sample
- * goes to its CPU's ring and the drainer logs it (kmod/hwpmc_sample.c).
- * The test flavor's test_log_busy=1 makes every such try fail, so every
- * sample takes the ring, and the drops the timer saw are reported by the
- * drainer.  None is lost: taken = logged + dropped + throttled
- * (GETDRIVERSTATS against the log's records), both records of a sample
- * go together, and the ring logs nearly all of them (the log is read as
- * it is written), as root and as uid 65534.
+ * another CPU holds it, the sampler never waits for that CPU
+ * (kmod/hwpmc_sample.c).  The test flavor's test_log_busy makes every
+ * such try fail:
+ *  - samples (1): every sample goes to its CPU's ring and the drainer logs
+ *    it; nearly all are logged (the log is read as it is written);
+ *  - drop reports (2), with the sampling rate throttled (a low
+ *    kernel.hwpmc.max_sample_rate): the timer never reports its throttled
+ *    samples itself but gives the counts back, and the flush reports
+ *    them.
+ * Either way none is lost: taken = logged + dropped + throttled
+ * (GETDRIVERSTATS against the log's records), and both records of a
+ * sample go together, as root and as uid 65534.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -18,23 +22,48 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#define PERIOD_NS	100000		/* 10 kHz of CPU time */
-#define CPU_NS		300000000ull	/* about 3,000 samples */
+#define CPU_NS		300000000ull	/* the job: 0.3 s of CPU time */
+#define SYSCTL_RATE	"/proc/sys/kernel/hwpmc/max_sample_rate"
+#define MAX_PMCS	4
+
+struct busy_run {
+	unsigned int npmcs;	/* samplers of the process, each at... */
+	__u64 period;		/* ...this period (ns of CPU time) */
+	bool throttled;		/* expect throttled samples */
+};
+
+static int start_samplers(int fd, const struct busy_run *b, __u32 *ids)
+{
+	for (unsigned int i = 0; i < b->npmcs; i++) {
+		struct pmc_op_pmcallocate a = {
+			.pm_cpu = PMC_CPU_ANY, .pm_class = PMC_CLASS_SOFT,
+			.pm_event = PMC_SOFT_CLOCK_PROF,
+			.pm_mode = PMC_MODE_TS,
+			.pm_flags = PMC_F_CALLCHAIN | PMC_F_USERSTACK,
+			.pm_count = b->period,
+			.pm_ustack_size = PMC_USTACK_SMALL,
+		};
+
+		if (hwpmc_ioctl_err(fd, HWPMC_IOC_PMCALLOCATE, &a) ||
+		    hwpmc_attach(fd, a.pm_pmcid, 0))
+			return -1;
+		ids[i] = a.pm_pmcid;
+	}
+	for (unsigned int i = 0; i < b->npmcs; i++)
+		if (hwpmc_start(fd, ids[i]))
+			return -1;
+	return 0;
+}
 
 /* Sample this process into a pipe read as it fills; 0 or the failed step. */
 static int sample_busy_log(void *arg)
 {
-	struct hwpmc_sample_tally *out = arg;
-	struct pmc_op_pmcallocate a = {
-		.pm_cpu = PMC_CPU_ANY, .pm_class = PMC_CLASS_SOFT,
-		.pm_event = PMC_SOFT_CLOCK_PROF, .pm_mode = PMC_MODE_TS,
-		.pm_flags = PMC_F_CALLCHAIN | PMC_F_USERSTACK,
-		.pm_count = PERIOD_NS, .pm_ustack_size = PMC_USTACK_SMALL,
-	};
+	const struct busy_run *b = arg;
 	struct pmc_op_getdriverstats s0, s1;
 	struct hwpmc_log_reader r = { 0 };
 	struct hwpmc_sample_tally t = { 0 };
-	__u64 taken;
+	__u32 ids[MAX_PMCS];
+	__u64 taken, asked = CPU_NS / b->period * b->npmcs;
 	pthread_t thr;
 	int fd, p[2];
 
@@ -44,78 +73,111 @@ static int sample_busy_log(void *arg)
 	r.fd = p[0];
 	if (pthread_create(&thr, NULL, hwpmc_log_read_all, &r))
 		return 2;
-	if (hwpmc_configure_log(fd, p[1]))
+	if (hwpmc_configure_log(fd, p[1]) || hwpmc_driverstats(fd, &s0))
 		return 3;
-	if (hwpmc_ioctl_err(fd, HWPMC_IOC_PMCALLOCATE, &a))
+	if (start_samplers(fd, b, ids))
 		return 4;
-	if (hwpmc_attach(fd, a.pm_pmcid, 0) || hwpmc_driverstats(fd, &s0))
-		return 5;
-	if (hwpmc_start(fd, a.pm_pmcid))
-		return 6;
 	hwpmc_burn_cpu_ns(CPU_NS);
-	if (hwpmc_stop(fd, a.pm_pmcid))
-		return 7;
+	for (unsigned int i = 0; i < b->npmcs; i++)
+		if (hwpmc_stop(fd, ids[i]))
+			return 5;
 	if (hwpmc_flushlog(fd) || hwpmc_closelog(fd) ||
 	    hwpmc_driverstats(fd, &s1))
-		return 8;
+		return 6;
 	close(p[1]);
 	pthread_join(thr, NULL);
 	if (r.err || hwpmc_for_each_record(r.buf, r.len, hwpmc_tally_samples,
 					   &t) <= 0)
-		return 9;
+		return 7;
 	free(r.buf);
 	close(fd);
 	taken = s1.pm_samples_taken - s0.pm_samples_taken;
-	printf("# uid %u: taken %llu: logged %llu (%llu USERSTACK), dropped %llu, throttled %llu\n",
-	       getuid(), (unsigned long long)taken,
+	printf("# uid %u, %u PMC(s) every %llu ns: taken %llu (asked %llu): logged %llu (%llu USERSTACK), dropped %llu, throttled %llu\n",
+	       getuid(), b->npmcs, (unsigned long long)b->period,
+	       (unsigned long long)taken, (unsigned long long)asked,
 	       (unsigned long long)t.logged, (unsigned long long)t.userstacks,
 	       (unsigned long long)t.dropped, (unsigned long long)t.throttled);
 	if (taken != t.logged + t.dropped + t.throttled)
 		return 10;
-	if (t.userstacks != t.logged)
+	if (t.userstacks != t.logged || !t.logged || taken < asked / 2)
 		return 11;
 	/* The ring took them: at least 9 in 10 logged, not dropped. */
-	if (taken < CPU_NS / PERIOD_NS / 2 || t.logged * 10 < taken * 9)
+	if (!b->throttled && t.logged * 10 < taken * 9)
 		return 12;
-	*out = t;
+	/* The timer's throttled samples, reported by the flush. */
+	if (b->throttled && t.throttled * 4 < taken)
+		return 13;
 	return 0;
 }
 
 FIXTURE(busy) {
-	int dummy;
+	long rate;
+};
+
+FIXTURE_VARIANT(busy) {
+	unsigned int mask;	/* test_log_busy */
+	long rate;		/* kernel.hwpmc.max_sample_rate, 0: as is */
+	struct busy_run root, nobody;
+};
+
+FIXTURE_VARIANT_ADD(busy, samples) {
+	.mask = 1,
+	.root = { .npmcs = 1, .period = 100000 },
+	.nobody = { .npmcs = 1, .period = 100000 },
+};
+
+/*
+ * 2,000 samples a second per CPU at most: root's 10 kHz and uid 65534's
+ * three samplers at its least period (500 us) are mostly throttled.
+ */
+FIXTURE_VARIANT_ADD(busy, drop_reports) {
+	.mask = 2,
+	.rate = 2000,
+	.root = { .npmcs = 1, .period = 100000, .throttled = true },
+	.nobody = { .npmcs = 3, .period = 500000, .throttled = true },
 };
 
 FIXTURE_SETUP(busy)
 {
+	char params[64];
 	int err;
 
+	self->rate = 0;
 	ASSERT_EQ(0, hwpmc_module_unload_wait()) TH_LOG("is /dev/hwpmc held open?");
-	err = hwpmc_module_load("test/", "test_log_busy=1");
+	snprintf(params, sizeof(params), "test_log_busy=%u", variant->mask);
+	err = hwpmc_module_load("test/", params);
 	if (err == ENOENT) {
 		hwpmc_module_load("", "");
 		SKIP(return, "the test flavor (build/<release>/test/hwpmc.ko) is not built");
 	}
 	ASSERT_EQ(0, err);
+	if (variant->rate) {
+		self->rate = hwpmc_sysctl_get(SYSCTL_RATE);
+		ASSERT_LT(0, self->rate);
+		ASSERT_EQ(0, hwpmc_sysctl_set(SYSCTL_RATE, variant->rate));
+	}
 }
 
 FIXTURE_TEARDOWN(busy)
 {
+	if (self->rate > 0)
+		hwpmc_sysctl_set(SYSCTL_RATE, self->rate);
 	hwpmc_module_unload_wait();
 	hwpmc_module_load("", "");	/* back to the release module */
 }
 
-TEST_F(busy, root_samples_take_the_ring)
+TEST_F(busy, root_loses_no_sample)
 {
-	struct hwpmc_sample_tally t;
+	struct busy_run b = variant->root;
 
-	EXPECT_EQ(0, hwpmc_run_in_child(sample_busy_log, &t));
+	EXPECT_EQ(0, hwpmc_run_in_child(sample_busy_log, &b));
 }
 
-TEST_F(busy, nobody_samples_take_the_ring)
+TEST_F(busy, nobody_loses_no_sample)
 {
-	struct hwpmc_sample_tally t;
+	struct busy_run b = variant->nobody;
 
-	EXPECT_EQ(0, hwpmc_as_nobody(sample_busy_log, &t));
+	EXPECT_EQ(0, hwpmc_as_nobody(sample_busy_log, &b));
 }
 
 TEST_HARNESS_MAIN
