@@ -161,6 +161,7 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	HWPMC_OP(PMCATTACH, hwpmc_op_pmcattach, OWNER),
 	HWPMC_OP(PMCDETACH, hwpmc_op_pmcdetach, ALL),
 	HWPMC_OP(PMCGETMSR, hwpmc_op_getmsr, ALL),
+	/* Drops hwpmc_sx while it waits for a grace period. */
 	HWPMC_OP(PMCRELEASE, hwpmc_op_pmcrelease, ALL),
 	/* The owner's PMC, read or written: no global lock. */
 	HWPMC_OP(PMCRW, hwpmc_op_pmcrw, OWNER),

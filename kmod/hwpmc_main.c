@@ -30,8 +30,10 @@
  *                    caller's, for writing, and takes no hwpmc lock
  *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
  *                    that change rows, PMCs' states or the owner's PMC
- *                    list, and never across a wait a user controls; also
- *                    by open() and close() of /dev/hwpmc and the hooks'
+ *                    list, and never across a wait a user controls (nor
+ *                    a grace period: the release of sampling PMCs drops
+ *                    it while it waits for one, hwpmc_pmcs_quiesce());
+ *                    also by open() and close() of /dev/hwpmc and the hooks'
  *                    linger work to attach and detach the tracepoints
  *                    (hwpmc_hooks.c: the kernel's tracepoint, jump-label
  *                    and text-patching locks, cpus_read_lock, under it)

@@ -467,7 +467,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	/*
 	 * The sample rings' stack areas of the copy's tier: allocated by
 	 * the first such PMC (charged to the caller), freed with the last
-	 * (hwpmc_pmc_free()).
+	 * (hwpmc_pmc_finish()).
 	 */
 	if (a->pm_flags & PMC_F_USERSTACK) {
 		ustack = a->pm_ustack_size ? a->pm_ustack_size :
@@ -655,8 +655,15 @@ static void hwpmc_pmc_settle(struct hwpmc_pmc *pm)
 		cond_synchronize_rcu(pm->stop_gp);
 }
 
-static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
+/*
+ * Releasing a PMC, first half: nothing sees it any more from here on (its
+ * class, targets, read page and hooks let go of it), though samplers may
+ * still hold it.  True if it samples: then hwpmc_pmcs_quiesce() must run
+ * before hwpmc_pmc_finish().  hwpmc_sx and the owner's lock held.
+ */
+static bool hwpmc_pmc_unlink(struct hwpmc_pmc *pm)
 {
+	lockdep_assert_held(&hwpmc_sx);
 	hwpmc_pmc_stop(pm);
 	WRITE_ONCE(pm->state, PMC_STATE_DELETED);
 	if (!hwpmc_is_system(pm))
@@ -665,16 +672,44 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	hwpmc_readpage_pmc_free(pm);
 	if (pm->mode == PMC_MODE_SS)
 		hwpmc_maps_sys_sampler_del(pm);
+	if (!hwpmc_is_sampling(pm))
+		return false;
+	hwpmc_hook_put(HWPMC_HOOK_MAPS);
+	return true;
+}
+
+/*
+ * Between the halves of releasing sampling PMCs: the grace period waits
+ * for every sampler (NMI, interrupt, hook) that could still see them, the
+ * drain logs what they left in the rings, so that samples taken until the
+ * release go to the log before the PMCs go.  One wait for any number of
+ * PMCs, and without hwpmc_sx (held on entry and on return, dropped
+ * meanwhile): a user who releases many sampling PMCs, or closes an owner
+ * that has them, stalls no one else's operations for a grace period each.
+ * The owner's lock, held throughout, keeps the PMCs its own; they stay
+ * DELETED, in its list and on their rows meanwhile, which every walk
+ * under hwpmc_sx leaves alone (hwpmc_pmc_stop() of a PMC not running does
+ * nothing, and a row stays claimed).
+ */
+static void hwpmc_pmcs_quiesce(void)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	mutex_unlock(&hwpmc_sx);
+	synchronize_rcu();
+	hwpmc_samples_drain();
+	mutex_lock(&hwpmc_sx);
+}
+
+/*
+ * Releasing a PMC, second half: its row, handle and charges go, and the
+ * PMC itself after a grace period (hooks may still be looking at it).
+ * hwpmc_sx and the owner's lock held.
+ */
+static void hwpmc_pmc_finish(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
+{
+	lockdep_assert_held(&hwpmc_sx);
 	if (hwpmc_is_sampling(pm)) {
-		hwpmc_hook_put(HWPMC_HOOK_MAPS);
-		/*
-		 * Samples taken until now go to the log before pm goes: the
-		 * grace period waits for every sampler (NMI, interrupt,
-		 * hook) that could still see pm, the drain logs what they
-		 * left in the rings.  Only then may its stack areas go.
-		 */
-		synchronize_rcu();
-		hwpmc_samples_drain();
+		/* Its samples are logged: its stack areas may go. */
 		hwpmc_sample_owner_del(po);
 		if (pm->flags & PMC_F_USERSTACK)
 			hwpmc_samples_ustack_put(pm->ustack_size);
@@ -684,7 +719,6 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	po->npmcs--;
 	atomic_dec(&po->user->pmcs);
 	hwpmc_pmc_hooks_put();
-	/* Hooks may still be looking at it until a grace period passes. */
 	hwpmc_pmc_free_rcu(pm);
 }
 
@@ -692,11 +726,16 @@ static void hwpmc_pmc_free(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 void hwpmc_owner_release_all(struct hwpmc_owner *po)
 {
 	struct hwpmc_pmc *pm;
+	bool sampling = false;
 	int id;
 
 	lockdep_assert_held(&hwpmc_sx);
 	idr_for_each_entry(&po->pmcs, pm, id)
-		hwpmc_pmc_free(po, pm);
+		sampling |= hwpmc_pmc_unlink(pm);
+	if (sampling)
+		hwpmc_pmcs_quiesce();
+	idr_for_each_entry(&po->pmcs, pm, id)
+		hwpmc_pmc_finish(po, pm);
 	/* No target left to queue one (hwpmc_proc_exit()): none pending. */
 	cancel_work_sync(&po->sigio_work);
 }
@@ -729,9 +768,12 @@ int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	int err;
 
 	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
-	if (pm)
-		hwpmc_pmc_free(po, pm);
-	return err;
+	if (!pm)
+		return err;
+	if (hwpmc_pmc_unlink(pm))
+		hwpmc_pmcs_quiesce();
+	hwpmc_pmc_finish(po, pm);
+	return 0;
 }
 
 /* May @pm start now?  hwpmc_sx held. */

@@ -870,7 +870,7 @@ int hwpmc_samples_ustack_get(u32 size)
  * period passed, which NMI handlers, interrupts and the hooks'
  * preemption-off sections all end within, so every sampler that saw it
  * has finished), and that the samples it took were drained
- * (hwpmc_pmc_free()); or that it never ran.  The ring's irq_work and the
+ * (hwpmc_pmc_finish()); or that it never ran.  The ring's irq_work and the
  * drain worker touch an area only for such samples.  hwpmc_sx held.
  */
 void hwpmc_samples_ustack_put(u32 size)

@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 
 #define NOBODY		65534
-#define HOLD		"/sys/kernel/debug/hwpmc-test/hold_cpu"
 #define HOLD_MS		"15000"
 #define NREADS		50
 
@@ -25,32 +24,6 @@ static int become_nobody(void)
 	return setresgid(NOBODY, NOBODY, NOBODY) ||
 	       setresuid(NOBODY, NOBODY, NOBODY) ||
 	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-}
-
-/* The CPU hold_cpu holds + 1, 0 for none, -1 on error. */
-static int held(void)
-{
-	char buf[32] = "";
-	int fd = open(HOLD, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atoi(buf) : -1;
-}
-
-static int hold_write(const char *v)
-{
-	int fd = open(HOLD, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, v, strlen(v)) < 0)
-		err = errno;
-	close(fd);
-	return err;
 }
 
 /*
@@ -115,18 +88,6 @@ static int reader(struct hwpmc_child *me, void *arg)
 	return 0;
 }
 
-/* The holder: CPU 1, interrupts off, until released (or 15 s). */
-static pid_t hold_cpu1(void)
-{
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	if (hwpmc_pin_cpu(1))
-		_exit(1);
-	_exit(hold_write(HOLD_MS) ? 2 : 0);
-}
-
 static void run(struct __test_metadata *_metadata, bool nobody)
 {
 	const char *who = nobody ? "uid 65534" : "root";
@@ -138,18 +99,18 @@ static void run(struct __test_metadata *_metadata, bool nobody)
 	ASSERT_EQ(0, hwpmc_child_start(&c, reader, &nobody));
 	ASSERT_EQ(0, hwpmc_recv_u64(&c, &v)) TH_LOG("%s: the reader failed: %d",
 						    who, hwpmc_child_wait(&c));
-	h = hold_cpu1();
+	h = hwpmc_hold_cpu(1, HOLD_MS);
 	ASSERT_LT(0, h);
-	for (i = 0; i < 100000 && held() != 2; i++)
+	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
 		usleep(1000);
-	ASSERT_EQ(2, held()) TH_LOG("CPU 1 was never held");
+	ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("CPU 1 was never held");
 	/* CPU 1 answers nothing now: the reads must not need it. */
 	ASSERT_EQ(0, hwpmc_send_u64(&c, 1));
 	ASSERT_EQ(0, hwpmc_recv_u64(&c, &prof))
 		TH_LOG("%s: the reader failed: %d", who, hwpmc_child_wait(&c));
 	ASSERT_EQ(0, hwpmc_recv_u64(&c, &sw));
-	still = held();
-	EXPECT_EQ(0, hold_write("0"));
+	still = hwpmc_cpu_held();
+	EXPECT_EQ(0, hwpmc_hold_write("0"));
 	ASSERT_EQ(h, waitpid(h, &status, 0));
 	ASSERT_EQ(0, hwpmc_send_u64(&c, 1));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));

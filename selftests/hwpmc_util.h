@@ -282,6 +282,7 @@ static inline long long hwpmc_loc_irqs(int cpu)
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <grp.h>
+#include <sys/prctl.h>
 
 /* Write or read exactly @len bytes; 0, the errno, or EPIPE at end of file. */
 static inline int hwpmc_xwrite(int fd, const void *buf, size_t len)
@@ -428,6 +429,56 @@ static inline int hwpmc_pin_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+}
+
+/*
+ * The test flavor's debugfs hwpmc-test/hold_cpu: the writer's CPU spins
+ * with interrupts off (no IPI answered, no grace period ends) until 0 is
+ * written or the milliseconds written have passed, as a vCPU its
+ * hypervisor descheduled.
+ */
+#define HWPMC_HOLD_CPU	"/sys/kernel/debug/hwpmc-test/hold_cpu"
+
+/* The CPU held + 1, 0 for none, -1 on error. */
+static inline int hwpmc_cpu_held(void)
+{
+	char buf[32] = "";
+	int fd = open(HWPMC_HOLD_CPU, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoi(buf) : -1;
+}
+
+/* Write @v to hold_cpu: "0" lets the held CPU go.  0 or the errno. */
+static inline int hwpmc_hold_write(const char *v)
+{
+	int fd = open(HWPMC_HOLD_CPU, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, v, strlen(v)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A child that holds CPU @cpu for @ms (a string) or until let go, then
+ * exits 0 (1: could not pin, 2: the write failed).  Its pid, -1 on error.
+ */
+static inline pid_t hwpmc_hold_cpu(int cpu, const char *ms)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (hwpmc_pin_cpu(cpu))
+		_exit(1);
+	_exit(hwpmc_hold_write(ms) ? 2 : 0);
 }
 
 static inline __u64 hwpmc_clock_ns(clockid_t clk)
@@ -579,6 +630,17 @@ static inline pid_t hwpmc_fork_gated(int *go)
 	close(p[0]);
 	*go = p[1];
 	return pid;
+}
+
+/*
+ * Become uid/gid 65534 ("nobody", no capabilities, no groups), dumpable
+ * again (the uid change cleared it: others may attach).  0 or -1.
+ */
+static inline int hwpmc_become_nobody(void)
+{
+	return setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	       setresuid(65534, 65534, 65534) ||
+	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ? -1 : 0;
 }
 
 /*

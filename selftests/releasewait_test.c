@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The release of a sampling PMC waits for a grace period (its samplers
+ * finish, its samples are drained) without holding the module's global
+ * lock, so one user who releases sampling PMCs, or closes an owner with
+ * thousands of them, stalls no other user.  With CPU 1 held with
+ * interrupts off (the test flavor's debugfs hwpmc-test/hold_cpu), no
+ * grace period can end: a PMCRELEASE of a sampling PMC is then seen
+ * waiting in RCU (its /proc wchan), and another process's open(),
+ * PMCALLOCATE, PMCRELEASE and close() of /dev/hwpmc, all of which take
+ * the global lock, return while CPU 1 is still held; once it is let go,
+ * the release returns.  As root and as uid 65534.  No timing.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "hwpmc_util.h"
+
+#include <sys/wait.h>
+
+#define HOLD_MS		"15000"
+
+/*
+ * The releaser: a counting PMC it keeps (so that the other side's
+ * release is not the last SOFT PMC's, which folds every CPU) and a
+ * sampling one it releases on the parent's word, reporting when done.
+ */
+static int releaser(struct hwpmc_child *me, void *arg)
+{
+	bool nobody = *(bool *)arg;
+	__u32 keep, ts;
+	__u64 v;
+	int fd;
+
+	if (nobody && hwpmc_become_nobody())
+		return 10;
+	fd = hwpmc_open();
+	if (fd < 0)
+		return 11;
+	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &keep) ||
+	    hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
+			0, PMC_CPU_ANY, 10000000, &ts))
+		return 12;
+	if (hwpmc_send_u64(me, 1) || hwpmc_recv_u64(me, &v))
+		return 13;
+	if (hwpmc_release(fd, ts))
+		return 14;
+	if (hwpmc_send_u64(me, 2))
+		return 15;
+	close(fd);
+	return 0;
+}
+
+/* Another owner's operations under the global lock: 0 or the step. */
+static int other(struct hwpmc_child *me, void *arg)
+{
+	bool nobody = *(bool *)arg;
+	__u32 id;
+	int fd;
+
+	if (nobody && hwpmc_become_nobody())
+		return 10;
+	fd = hwpmc_open();
+	if (fd < 0)
+		return 11;
+	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id))
+		return 12;
+	if (hwpmc_release(fd, id))
+		return 13;
+	close(fd);
+	return hwpmc_send_u64(me, 1) ? 14 : 0;
+}
+
+/* Is @pid asleep in RCU (waiting for a grace period)? */
+static bool in_rcu_wait(pid_t pid)
+{
+	char path[64], buf[128] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && strstr(buf, "rcu");
+}
+
+static void run(struct __test_metadata *_metadata, bool nobody)
+{
+	const char *who = nobody ? "uid 65534" : "root";
+	struct hwpmc_child r, o;
+	int i, status, still, waiting;
+	__u64 v;
+	pid_t h;
+
+	ASSERT_EQ(0, hwpmc_child_start(&r, releaser, &nobody));
+	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the releaser failed: %d",
+						    who, hwpmc_child_wait(&r));
+	h = hwpmc_hold_cpu(1, HOLD_MS);
+	ASSERT_LT(0, h);
+	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
+		usleep(1000);
+	ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("CPU 1 was never held");
+	/* No grace period ends now: the release waits in RCU. */
+	ASSERT_EQ(0, hwpmc_send_u64(&r, 1));
+	for (i = 0; i < 100000 && !in_rcu_wait(r.pid) && hwpmc_cpu_held() == 2; i++)
+		usleep(1000);
+	waiting = in_rcu_wait(r.pid);
+	/* Meanwhile another owner's operations under the global lock. */
+	ASSERT_EQ(0, hwpmc_child_start(&o, other, &nobody));
+	ASSERT_EQ(0, hwpmc_recv_u64(&o, &v)) TH_LOG("%s: the other owner failed: %d",
+						    who, hwpmc_child_wait(&o));
+	still = hwpmc_cpu_held();
+	EXPECT_EQ(0, hwpmc_hold_write("0"));
+	ASSERT_EQ(h, waitpid(h, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_EQ(0, hwpmc_child_wait(&o));
+	/* The grace period ends: the release returns. */
+	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the releaser failed: %d",
+						    who, hwpmc_child_wait(&r));
+	EXPECT_EQ(2, v);
+	EXPECT_EQ(0, hwpmc_child_wait(&r));
+	EXPECT_TRUE(waiting) TH_LOG("%s: the release was never seen waiting for a grace period",
+				    who);
+	EXPECT_EQ(2, still) TH_LOG("%s: another owner's operations returned only after CPU 1 was let go",
+				   who);
+}
+
+FIXTURE(hold) {
+	int dummy;
+};
+
+FIXTURE_SETUP(hold)
+{
+	int err;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	ASSERT_EQ(0, hwpmc_pin_cpu(0));
+	ASSERT_EQ(0, hwpmc_module_unload_wait()) TH_LOG("is /dev/hwpmc held open?");
+	err = hwpmc_module_load("test/", "");
+	if (err == ENOENT) {
+		hwpmc_module_load("", "");
+		SKIP(return, "the test flavor (build/<release>/test/hwpmc.ko) is not built");
+	}
+	ASSERT_EQ(0, err);
+}
+
+FIXTURE_TEARDOWN(hold)
+{
+	hwpmc_module_unload_wait();
+	hwpmc_module_load("", "");	/* back to the release module */
+}
+
+TEST_F_TIMEOUT(hold, root_release_stalls_no_one, 300)
+{
+	run(_metadata, false);
+}
+
+TEST_F_TIMEOUT(hold, nobody_release_stalls_no_one, 300)
+{
+	run(_metadata, true);
+}
+
+TEST_HARNESS_MAIN
