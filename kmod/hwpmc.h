@@ -499,6 +499,8 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
 int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 			  struct pmc_op_pmcallocate *a, int want);
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);
+int hwpmc_pmcs_release(struct hwpmc_owner *po, const u32 *ids,
+		       unsigned int n);
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a);

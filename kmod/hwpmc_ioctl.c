@@ -130,7 +130,9 @@ typedef int (*hwpmc_op_fn)(struct hwpmc_owner *po, void *arg);
  * owner's lock, for handlers that take hwpmc_sx themselves (or not at all)
  * because they wait for something a user controls; HWPMC_LK_ALL: the
  * owner's lock and hwpmc_sx.  The log operations lock themselves.  Every
- * lock is taken killably.
+ * lock is taken killably (hwpmc_sx, when a release dropped it to wait for
+ * a grace period, is taken back unkillably: the release cannot be undone,
+ * and nobody holds it across a wait a user controls).
  */
 enum hwpmc_op_lock {
 	HWPMC_LK_NONE,

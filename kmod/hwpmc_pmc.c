@@ -656,10 +656,12 @@ static void hwpmc_pmc_settle(struct hwpmc_pmc *pm)
 }
 
 /*
- * Releasing a PMC, first half: nothing sees it any more from here on (its
- * class, targets, read page and hooks let go of it), though samplers may
- * still hold it.  True if it samples: then hwpmc_pmcs_quiesce() must run
- * before hwpmc_pmc_finish().  hwpmc_sx and the owner's lock held.
+ * Releasing a PMC, first half: its class, targets, read page and hooks
+ * let go of it, so that nothing counts or samples for it from here on,
+ * though samplers that started before may still hold it (it stays in its
+ * owner's list and on its row, DELETED, until hwpmc_pmc_finish()).  True
+ * if it samples: then hwpmc_pmcs_quiesce() must run before
+ * hwpmc_pmc_finish().  hwpmc_sx and the owner's lock held.
  */
 static bool hwpmc_pmc_unlink(struct hwpmc_pmc *pm)
 {
@@ -764,16 +766,47 @@ void hwpmc_owner_kill(struct hwpmc_owner *po)
 
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
-	struct hwpmc_pmc *pm;
-	int err;
+	if (a->pm_reserved)
+		return -EINVAL;
+	return hwpmc_pmcs_release(po, &a->pm_pmcid, 1);
+}
 
-	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
-	if (!pm)
-		return err;
-	if (hwpmc_pmc_unlink(pm))
+/*
+ * Release the PMCs of @po whose handles are @ids[0..@n) (0: none), with
+ * one grace period for them all.  0, or the error of the first handle
+ * that names no PMC (the others are released).  hwpmc_sx and the owner's
+ * lock held (hwpmc_sx dropped meanwhile: hwpmc_pmcs_quiesce()).
+ */
+int hwpmc_pmcs_release(struct hwpmc_owner *po, const u32 *ids,
+		       unsigned int n)
+{
+	struct hwpmc_pmc *pm;
+	bool sampling = false;
+	unsigned int i;
+	int err, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!ids[i])
+			continue;
+		pm = hwpmc_find(po, ids[i], &err);
+		if (!pm) {
+			ret = ret ?: err;
+			continue;
+		}
+		/* A handle given twice: unlinked once. */
+		if (pm->state != PMC_STATE_DELETED)
+			sampling |= hwpmc_pmc_unlink(pm);
+	}
+	if (sampling)
 		hwpmc_pmcs_quiesce();
-	hwpmc_pmc_finish(po, pm);
-	return 0;
+	/* What is DELETED in the owner's list was unlinked just now. */
+	for (i = 0; i < n; i++) {
+		pm = ids[i] && ids[i] <= INT_MAX ?
+		     idr_find(&po->pmcs, ids[i]) : NULL;
+		if (pm && pm->state == PMC_STATE_DELETED)
+			hwpmc_pmc_finish(po, pm);
+	}
+	return ret;
 }
 
 /* May @pm start now?  hwpmc_sx held. */

@@ -143,14 +143,11 @@ FIXTURE_SETUP(busy)
 	int err;
 
 	self->rate = 0;
-	ASSERT_EQ(0, hwpmc_module_unload_wait()) TH_LOG("is /dev/hwpmc held open?");
 	snprintf(params, sizeof(params), "test_log_busy=%u", variant->mask);
-	err = hwpmc_module_load("test/", params);
-	if (err == ENOENT) {
-		hwpmc_module_load("", "");
-		SKIP(return, "the test flavor (build/<release>/test/hwpmc.ko) is not built");
-	}
-	ASSERT_EQ(0, err);
+	err = hwpmc_test_flavor_load(params);
+	if (err == ENOENT)
+		SKIP(return, HWPMC_NO_TEST_FLAVOR);
+	ASSERT_EQ(0, err) TH_LOG("loading the test flavor: %s", strerror(err));
 	if (variant->rate) {
 		self->rate = hwpmc_sysctl_get(SYSCTL_RATE);
 		ASSERT_LT(0, self->rate);
@@ -162,8 +159,7 @@ FIXTURE_TEARDOWN(busy)
 {
 	if (self->rate > 0)
 		hwpmc_sysctl_set(SYSCTL_RATE, self->rate);
-	hwpmc_module_unload_wait();
-	hwpmc_module_load("", "");	/* back to the release module */
+	hwpmc_release_flavor_load();
 }
 
 TEST_F(busy, root_loses_no_sample)

@@ -135,19 +135,15 @@ FIXTURE_SETUP(hold)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs 2 CPUs");
 	ASSERT_EQ(0, hwpmc_pin_cpu(0));
-	ASSERT_EQ(0, hwpmc_module_unload_wait()) TH_LOG("is /dev/hwpmc held open?");
-	err = hwpmc_module_load("test/", "");
-	if (err == ENOENT) {
-		hwpmc_module_load("", "");
-		SKIP(return, "the test flavor (build/<release>/test/hwpmc.ko) is not built");
-	}
-	ASSERT_EQ(0, err);
+	err = hwpmc_test_flavor_load("");
+	if (err == ENOENT)
+		SKIP(return, HWPMC_NO_TEST_FLAVOR);
+	ASSERT_EQ(0, err) TH_LOG("loading the test flavor: %s", strerror(err));
 }
 
 FIXTURE_TEARDOWN(hold)
 {
-	hwpmc_module_unload_wait();
-	hwpmc_module_load("", "");	/* back to the release module */
+	hwpmc_release_flavor_load();
 }
 
 TEST_F_TIMEOUT(hold, reads_do_not_wait_for_a_held_cpu, 300)

@@ -294,13 +294,10 @@ FIXTURE_SETUP(hooks)
 	int err;
 
 	self->hooks = -1;
-	ASSERT_EQ(0, hwpmc_module_unload_wait()) TH_LOG("is /dev/hwpmc held open?");
-	err = hwpmc_module_load("test/", "");
-	if (err == ENOENT) {
-		hwpmc_module_load("", "");
-		SKIP(return, "the test flavor (build/<release>/test/hwpmc.ko) is not built");
-	}
-	ASSERT_EQ(0, err);
+	err = hwpmc_test_flavor_load("");
+	if (err == ENOENT)
+		SKIP(return, HWPMC_NO_TEST_FLAVOR);
+	ASSERT_EQ(0, err) TH_LOG("loading the test flavor: %s", strerror(err));
 	self->hooks = open(HOOKS, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, self->hooks) TH_LOG("%s: %s", HOOKS, strerror(errno));
 }
@@ -309,8 +306,7 @@ FIXTURE_TEARDOWN(hooks)
 {
 	if (self->hooks >= 0)
 		close(self->hooks);
-	hwpmc_module_unload_wait();
-	hwpmc_module_load("", "");	/* back to the release module */
+	hwpmc_release_flavor_load();
 }
 
 /* A module just loaded has attached nothing. */

@@ -81,6 +81,33 @@ static inline int hwpmc_module_unload_wait(void)
 	return err;
 }
 
+#define HWPMC_NO_TEST_FLAVOR \
+	"the test flavor (build/<release>/test/hwpmc.ko) is not built"
+
+/*
+ * The test flavor with @params in place of the module the rig loaded: 0,
+ * EBUSY (/dev/hwpmc still held open), ENOENT (the test flavor is not
+ * built: the release module is loaded back), or finit_module's errno.
+ */
+static inline int hwpmc_test_flavor_load(const char *params)
+{
+	int err;
+
+	if (hwpmc_module_unload_wait())
+		return EBUSY;
+	err = hwpmc_module_load("test/", params);
+	if (err == ENOENT)
+		hwpmc_module_load("", "");
+	return err;
+}
+
+/* Back to the release module, as the rig loaded it. */
+static inline void hwpmc_release_flavor_load(void)
+{
+	hwpmc_module_unload_wait();
+	hwpmc_module_load("", "");
+}
+
 /* Open /dev/hwpmc; -1 with errno on failure. */
 static inline int hwpmc_open(void)
 {

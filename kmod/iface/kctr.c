@@ -77,14 +77,15 @@ static void hwpmc_kctr_stop_all(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 
 	hwpmc_owner_assert_held(po);
 	mutex_lock(&hwpmc_sx);
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (!kc->pmcid[cpu])
-			continue;
-		s.pm_pmcid = kc->pmcid[cpu];
-		if (release) {
-			hwpmc_op_pmcrelease(po, &s);
-			kc->pmcid[cpu] = 0;
-		} else {
+	if (release) {
+		/* One grace period for all the CPUs' samplers. */
+		hwpmc_pmcs_release(po, kc->pmcid, nr_cpu_ids);
+		memset(kc->pmcid, 0, nr_cpu_ids * sizeof(*kc->pmcid));
+	} else {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			if (!kc->pmcid[cpu])
+				continue;
+			s.pm_pmcid = kc->pmcid[cpu];
 			hwpmc_op_pmcstop(po, &s);
 		}
 	}
