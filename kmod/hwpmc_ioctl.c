@@ -167,7 +167,8 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	HWPMC_OP(PMCRELEASE, hwpmc_op_pmcrelease, ALL),
 	/* The owner's PMC, read or written: no global lock. */
 	HWPMC_OP(PMCRW, hwpmc_op_pmcrw, OWNER),
-	HWPMC_OP(PMCSETCOUNT, hwpmc_op_pmcsetcount, ALL),
+	/* As PMCRW (may wait for a grace period since the PMC's stop). */
+	HWPMC_OP(PMCSETCOUNT, hwpmc_op_pmcsetcount, OWNER),
 	/* May attach (as PMCATTACH); takes hwpmc_sx itself. */
 	HWPMC_OP(PMCSTART, hwpmc_op_pmcstart, OWNER),
 	HWPMC_OP(PMCSTOP, hwpmc_op_pmcstop, ALL),

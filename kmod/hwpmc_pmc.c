@@ -975,6 +975,10 @@ int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 	return 0;
 }
 
+/*
+ * PMCSETCOUNT, with the owner's lock only, as PMCRW: the PMC is the
+ * owner's, and hwpmc_pmc_settle() may wait for a grace period.
+ */
 int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 {
 	struct hwpmc_pmc *pm;
@@ -989,7 +993,7 @@ int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 		if (!a->pm_count ||
 		    !hwpmc_period_ok(pm->cls, pm->event, a->pm_count))
 			return -EINVAL;
-		pm->reload = a->pm_count;
+		WRITE_ONCE(pm->reload, a->pm_count);
 		return 0;
 	}
 	if (!pm->cls->ops->write)
@@ -1144,7 +1148,7 @@ static void hwpmc_fill_info(struct hwpmc_owner *po, struct pmc_info *pi,
 	/* FreeBSD's global event number, as pmc_name_of_event() takes it. */
 	pi->pm_event = pm ? HWPMC_EV_GLOBAL(cls->ops->class, pm->event) : 0;
 	pi->pm_flags = pm ? pm->flags : 0;
-	pi->pm_reloadcount = pm ? pm->reload : 0;
+	pi->pm_reloadcount = pm ? READ_ONCE(pm->reload) : 0;
 	if (cls->ops->unavailable &&
 	    cls->ops->unavailable(cls, r - cls->firstrow))
 		pi->pm_unavailable = 1;

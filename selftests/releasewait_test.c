@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The release of a sampling PMC waits for a grace period (its samplers
- * finish, its samples are drained) without holding the module's global
- * lock, so one user who releases sampling PMCs, or closes an owner with
- * thousands of them, stalls no other user.  With CPU 1 held with
- * interrupts off (the test flavor's debugfs hwpmc-test/hold_cpu), no
- * grace period can end: a PMCRELEASE of a sampling PMC is then seen
- * waiting in RCU (its /proc wchan), and another process's open(),
+ * Operations that wait for an RCU grace period do so without holding the
+ * module's global lock, so one user who repeats them stalls no other
+ * user:
+ *  - the release of a sampling PMC (its samplers finish, its samples are
+ *    drained before it goes; once for all of a closing owner's PMCs);
+ *  - PMCSETCOUNT of a PMC stopped just now (its value settles once the
+ *    hooks that saw it running are done).
+ * With CPU 1 held with interrupts off (the test flavor's debugfs
+ * hwpmc-test/hold_cpu), no grace period can end: the operation is then
+ * seen waiting in RCU (its /proc wchan), and another process's open(),
  * PMCALLOCATE, PMCRELEASE and close() of /dev/hwpmc, all of which take
  * the global lock, return while CPU 1 is still held; once it is let go,
- * the release returns.  As root and as uid 65534.  No timing.
+ * the operation returns.  As root and as uid 65534.  No timing.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -19,33 +22,46 @@
 
 #define HOLD_MS		"15000"
 
+struct wait_case {
+	bool nobody;
+	bool setcount;		/* else the release of a sampling PMC */
+};
+
 /*
- * The releaser: a counting PMC it keeps (so that the other side's
- * release is not the last SOFT PMC's, which folds every CPU) and a
- * sampling one it releases on the parent's word, reporting when done.
+ * The waiter: a counting PMC it keeps (so that the other side's release
+ * is not the last SOFT PMC's, which folds every CPU) and the PMC of its
+ * operation, which it runs on the parent's word, reporting when done:
+ * the release of a sampling PMC, or the stop and PMCSETCOUNT of a
+ * running counting one.
  */
-static int releaser(struct hwpmc_child *me, void *arg)
+static int waiter(struct hwpmc_child *me, void *arg)
 {
-	bool nobody = *(bool *)arg;
-	__u32 keep, ts;
+	const struct wait_case *w = arg;
+	__u32 keep, id;
 	__u64 v;
 	int fd;
 
-	if (nobody && hwpmc_become_nobody())
+	if (w->nobody && hwpmc_become_nobody())
 		return 10;
 	fd = hwpmc_open();
 	if (fd < 0)
 		return 11;
-	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &keep) ||
-	    hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
-			0, PMC_CPU_ANY, 10000000, &ts))
+	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &keep))
 		return 12;
-	if (hwpmc_send_u64(me, 1) || hwpmc_recv_u64(me, &v))
+	if (w->setcount ?
+	    hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id) ||
+	    hwpmc_start(fd, id) :
+	    hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
+			0, PMC_CPU_ANY, 10000000, &id))
 		return 13;
-	if (hwpmc_release(fd, ts))
+	if (hwpmc_send_u64(me, 1) || hwpmc_recv_u64(me, &v))
 		return 14;
-	if (hwpmc_send_u64(me, 2))
+	if (w->setcount ?
+	    hwpmc_stop(fd, id) || hwpmc_setcount(fd, id, 0) :
+	    hwpmc_release(fd, id))
 		return 15;
+	if (hwpmc_send_u64(me, 2))
+		return 16;
 	close(fd);
 	return 0;
 }
@@ -53,11 +69,11 @@ static int releaser(struct hwpmc_child *me, void *arg)
 /* Another owner's operations under the global lock: 0 or the step. */
 static int other(struct hwpmc_child *me, void *arg)
 {
-	bool nobody = *(bool *)arg;
+	const struct wait_case *w = arg;
 	__u32 id;
 	int fd;
 
-	if (nobody && hwpmc_become_nobody())
+	if (w->nobody && hwpmc_become_nobody())
 		return 10;
 	fd = hwpmc_open();
 	if (fd < 0)
@@ -86,29 +102,29 @@ static bool in_rcu_wait(pid_t pid)
 	return n > 0 && strstr(buf, "rcu");
 }
 
-static void run(struct __test_metadata *_metadata, bool nobody)
+static void run(struct __test_metadata *_metadata, struct wait_case *w)
 {
-	const char *who = nobody ? "uid 65534" : "root";
+	const char *who = w->nobody ? "uid 65534" : "root";
 	struct hwpmc_child r, o;
 	int i, status, still, waiting;
 	__u64 v;
 	pid_t h;
 
-	ASSERT_EQ(0, hwpmc_child_start(&r, releaser, &nobody));
-	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the releaser failed: %d",
+	ASSERT_EQ(0, hwpmc_child_start(&r, waiter, w));
+	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the waiter failed: %d",
 						    who, hwpmc_child_wait(&r));
 	h = hwpmc_hold_cpu(1, HOLD_MS);
 	ASSERT_LT(0, h);
 	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
 		usleep(1000);
 	ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("CPU 1 was never held");
-	/* No grace period ends now: the release waits in RCU. */
+	/* No grace period ends now: the operation waits in RCU. */
 	ASSERT_EQ(0, hwpmc_send_u64(&r, 1));
 	for (i = 0; i < 100000 && !in_rcu_wait(r.pid) && hwpmc_cpu_held() == 2; i++)
 		usleep(1000);
 	waiting = in_rcu_wait(r.pid);
 	/* Meanwhile another owner's operations under the global lock. */
-	ASSERT_EQ(0, hwpmc_child_start(&o, other, &nobody));
+	ASSERT_EQ(0, hwpmc_child_start(&o, other, w));
 	ASSERT_EQ(0, hwpmc_recv_u64(&o, &v)) TH_LOG("%s: the other owner failed: %d",
 						    who, hwpmc_child_wait(&o));
 	still = hwpmc_cpu_held();
@@ -116,12 +132,12 @@ static void run(struct __test_metadata *_metadata, bool nobody)
 	ASSERT_EQ(h, waitpid(h, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	EXPECT_EQ(0, hwpmc_child_wait(&o));
-	/* The grace period ends: the release returns. */
-	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the releaser failed: %d",
+	/* The grace period ends: the operation returns. */
+	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the waiter failed: %d",
 						    who, hwpmc_child_wait(&r));
 	EXPECT_EQ(2, v);
 	EXPECT_EQ(0, hwpmc_child_wait(&r));
-	EXPECT_TRUE(waiting) TH_LOG("%s: the release was never seen waiting for a grace period",
+	EXPECT_TRUE(waiting) TH_LOG("%s: the operation was never seen waiting for a grace period",
 				    who);
 	EXPECT_EQ(2, still) TH_LOG("%s: another owner's operations returned only after CPU 1 was let go",
 				   who);
@@ -130,6 +146,13 @@ static void run(struct __test_metadata *_metadata, bool nobody)
 FIXTURE(hold) {
 	int dummy;
 };
+
+FIXTURE_VARIANT(hold) {
+	bool setcount;
+};
+
+FIXTURE_VARIANT_ADD(hold, release) { .setcount = false };
+FIXTURE_VARIANT_ADD(hold, setcount) { .setcount = true };
 
 FIXTURE_SETUP(hold)
 {
@@ -149,14 +172,18 @@ FIXTURE_TEARDOWN(hold)
 	hwpmc_release_flavor_load();
 }
 
-TEST_F_TIMEOUT(hold, root_release_stalls_no_one, 300)
+TEST_F_TIMEOUT(hold, root_stalls_no_one, 300)
 {
-	run(_metadata, false);
+	struct wait_case w = { .nobody = false, .setcount = variant->setcount };
+
+	run(_metadata, &w);
 }
 
-TEST_F_TIMEOUT(hold, nobody_release_stalls_no_one, 300)
+TEST_F_TIMEOUT(hold, nobody_stalls_no_one, 300)
 {
-	run(_metadata, true);
+	struct wait_case w = { .nobody = true, .setcount = variant->setcount };
+
+	run(_metadata, &w);
 }
 
 TEST_HARNESS_MAIN
