@@ -132,13 +132,12 @@ FIXTURE_SETUP(hold)
 {
 	int err;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	err = hwpmc_hold_setup();
+	if (err == ENODEV)
 		SKIP(return, "needs 2 CPUs");
-	ASSERT_EQ(0, hwpmc_pin_cpu(0));
-	err = hwpmc_test_flavor_load("");
 	if (err == ENOENT)
 		SKIP(return, HWPMC_NO_TEST_FLAVOR);
-	ASSERT_EQ(0, err) TH_LOG("loading the test flavor: %s", strerror(err));
+	ASSERT_EQ(0, err) TH_LOG("pinning, loading the test flavor: %s", strerror(err));
 }
 
 FIXTURE_TEARDOWN(hold)

@@ -508,6 +508,18 @@ static inline pid_t hwpmc_hold_cpu(int cpu, const char *ms)
 	_exit(hwpmc_hold_write(ms) ? 2 : 0);
 }
 
+/*
+ * For a test that holds CPU 1: the caller pinned to CPU 0 and the test
+ * flavor loaded (hwpmc_release_flavor_load() after).  0, ENODEV (fewer
+ * than 2 CPUs), ENOENT (no test flavor), or the errno of the step.
+ */
+static inline int hwpmc_hold_setup(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return ENODEV;
+	return hwpmc_pin_cpu(0) ?: hwpmc_test_flavor_load("");
+}
+
 static inline __u64 hwpmc_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
