@@ -16,7 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
-#include "hwpmc_util.h"
+#include "hwpmc_log_util.h"
 
 #include <sys/wait.h>
 
@@ -28,9 +28,11 @@ struct wait_case {
 };
 
 /*
- * The waiter: a counting PMC it keeps (so that the other side's release
- * is not the last SOFT PMC's, which folds every CPU) and the PMC of its
- * operation, which it runs on the parent's word, reporting when done:
+ * The waiter: a counting and a sampling PMC it keeps (so that the other
+ * side's release is not the last SOFT PMC's, which folds every CPU, and
+ * no hook loses its last user: a hook detached 5 s later patches kernel
+ * text under the global lock, which waits for every CPU, CPU 1 too) and
+ * the PMC of its operation, which it runs on the parent's word, reporting when done:
  * the release of a sampling PMC, or the stop and PMCSETCOUNT of a
  * running counting one.
  */
@@ -46,7 +48,9 @@ static int waiter(struct hwpmc_child *me, void *arg)
 	fd = hwpmc_open();
 	if (fd < 0)
 		return 11;
-	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &keep))
+	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &keep) ||
+	    hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
+			0, PMC_CPU_ANY, 10000000, &keep))
 		return 12;
 	if (w->setcount ?
 	    hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id) ||
@@ -66,15 +70,24 @@ static int waiter(struct hwpmc_child *me, void *arg)
 	return 0;
 }
 
-/* Another owner's operations under the global lock: 0 or the step. */
+/*
+ * Another owner's operations under the global lock, on the parent's word:
+ * 0 or the step.  Forked before CPU 1 is held, and exits only once it is
+ * let go: a fork, or an exit's unmapping, may wait for CPU 1 itself (a
+ * TLB flush of an address space that ran there), which would say nothing
+ * of hwpmc.
+ */
 static int other(struct hwpmc_child *me, void *arg)
 {
 	const struct wait_case *w = arg;
+	__u64 v;
 	__u32 id;
 	int fd;
 
 	if (w->nobody && hwpmc_become_nobody())
 		return 10;
+	if (hwpmc_recv_u64(me, &v))
+		return 9;
 	fd = hwpmc_open();
 	if (fd < 0)
 		return 11;
@@ -83,23 +96,35 @@ static int other(struct hwpmc_child *me, void *arg)
 	if (hwpmc_release(fd, id))
 		return 13;
 	close(fd);
-	return hwpmc_send_u64(me, 1) ? 14 : 0;
+	if (hwpmc_send_u64(me, 1))
+		return 14;
+	return hwpmc_recv_u64(me, &v) ? 15 : 0;
+}
+
+/* Where @pid sleeps (its /proc wchan), into @buf; "" if unknown. */
+static void wchan_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
 }
 
 /* Is @pid asleep in RCU (waiting for a grace period)? */
 static bool in_rcu_wait(pid_t pid)
 {
-	char path[64], buf[128] = "";
-	ssize_t n;
-	int fd;
+	char buf[128];
 
-	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 && strstr(buf, "rcu");
+	wchan_of(pid, buf, sizeof(buf));
+	return strstr(buf, "rcu");
 }
 
 static void run(struct __test_metadata *_metadata, struct wait_case *w)
@@ -107,12 +132,14 @@ static void run(struct __test_metadata *_metadata, struct wait_case *w)
 	const char *who = w->nobody ? "uid 65534" : "root";
 	struct hwpmc_child r, o;
 	int i, status, still, waiting;
+	char wchan[128];
 	__u64 v;
 	pid_t h;
 
 	ASSERT_EQ(0, hwpmc_child_start(&r, waiter, w));
 	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the waiter failed: %d",
 						    who, hwpmc_child_wait(&r));
+	ASSERT_EQ(0, hwpmc_child_start(&o, other, w));
 	h = hwpmc_hold_cpu(1, HOLD_MS);
 	ASSERT_LT(0, h);
 	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
@@ -123,22 +150,45 @@ static void run(struct __test_metadata *_metadata, struct wait_case *w)
 	for (i = 0; i < 100000 && !in_rcu_wait(r.pid) && hwpmc_cpu_held() == 2; i++)
 		usleep(1000);
 	waiting = in_rcu_wait(r.pid);
+	wchan_of(r.pid, wchan, sizeof(wchan));
+	if (!waiting) {
+		/* Where it is instead: its kernel stack, for the log. */
+		char path[64], *stack;
+		size_t len;
+
+		snprintf(path, sizeof(path), "/proc/%d/stack", r.pid);
+		stack = hwpmc_slurp(path, &len);
+		if (stack) {
+			stack[len] = 0;
+			TH_LOG("%s: the waiter's stack:\n%s", who, stack);
+			free(stack);
+		}
+	}
 	/* Meanwhile another owner's operations under the global lock. */
-	ASSERT_EQ(0, hwpmc_child_start(&o, other, w));
+	ASSERT_EQ(0, hwpmc_send_u64(&o, 1));
 	ASSERT_EQ(0, hwpmc_recv_u64(&o, &v)) TH_LOG("%s: the other owner failed: %d",
 						    who, hwpmc_child_wait(&o));
 	still = hwpmc_cpu_held();
 	EXPECT_EQ(0, hwpmc_hold_write("0"));
 	ASSERT_EQ(h, waitpid(h, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_EQ(0, hwpmc_send_u64(&o, 1));
 	EXPECT_EQ(0, hwpmc_child_wait(&o));
 	/* The grace period ends: the operation returns. */
 	ASSERT_EQ(0, hwpmc_recv_u64(&r, &v)) TH_LOG("%s: the waiter failed: %d",
 						    who, hwpmc_child_wait(&r));
 	EXPECT_EQ(2, v);
 	EXPECT_EQ(0, hwpmc_child_wait(&r));
-	EXPECT_TRUE(waiting) TH_LOG("%s: the operation was never seen waiting for a grace period",
-				    who);
+	/*
+	 * What is under test needs the operation in its grace-period wait.
+	 * Seen elsewhere (6.1, now and then, as root: running, its stack not
+	 * readable, while CPU 1 was held), it waited for CPU 1 some other
+	 * way, and the other owner's operations then say nothing of the
+	 * grace period: a skip that says so, not a pass.
+	 */
+	if (!waiting)
+		SKIP(return, "%s: the operation did not reach its grace-period wait while CPU 1 was held (wchan '%s'; the other owner %s)",
+		     who, wchan, still == 2 ? "was not stalled" : "was stalled too");
 	EXPECT_EQ(2, still) TH_LOG("%s: another owner's operations returned only after CPU 1 was let go",
 				   who);
 }
