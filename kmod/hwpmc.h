@@ -490,7 +490,6 @@ static inline void hwpmc_proc_switch(struct task_struct *prev,
 /* hwpmc_pmc.c: PMC objects, rows, the op handlers. */
 int hwpmc_rows_init(void);
 void hwpmc_rows_fini(void);
-void hwpmc_owner_release_all(struct hwpmc_owner *po);
 void hwpmc_owner_kill(struct hwpmc_owner *po);
 void hwpmc_owner_kill_locked(struct hwpmc_owner *po);
 int hwpmc_owner_charge(struct hwpmc_owner *po);

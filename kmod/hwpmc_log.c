@@ -381,6 +381,13 @@ void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 	return __hwpmc_log_reserve(log, type, len, flags, true, false);
 }
 
+/* As hwpmc_log_reserve(), but never waits (as the one below). */
+static void *hwpmc_log_try_reserve(struct hwpmc_log *log, u32 type, u32 len,
+				   unsigned long *flags)
+{
+	return __hwpmc_log_reserve(log, type, len, flags, false, true);
+}
+
 /*
  * As hwpmc_log_reserve_filled(), but never waits: ERR_PTR(-EBUSY) while
  * another CPU holds the log's lock (nothing reserved, nothing counted).
@@ -388,12 +395,6 @@ void *hwpmc_log_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
  * another CPU holds, maybe for long: a virtual CPU its hypervisor stopped
  * inside the section, or many CPUs sampling into one log.
  */
-static void *hwpmc_log_try_reserve(struct hwpmc_log *log, u32 type, u32 len,
-				   unsigned long *flags)
-{
-	return __hwpmc_log_reserve(log, type, len, flags, false, true);
-}
-
 void *hwpmc_log_try_reserve_filled(struct hwpmc_log *log, u32 type, u32 len,
 				   unsigned long *flags)
 {

@@ -724,8 +724,40 @@ static void hwpmc_pmc_finish(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 	hwpmc_pmc_free_rcu(pm);
 }
 
+/*
+ * The end of a release of PMCs just unlinked (DELETED): one grace period
+ * for them all if any of them samples, then each one finished.  The PMCs
+ * are those of @ids[0..@n) (0 and handles that name none skipped), or
+ * every PMC of @po when @ids is NULL.  Whatever of @po is DELETED was
+ * unlinked by its caller: the owner's lock, held by every release from
+ * its unlink to its finish, lets no other in between.  hwpmc_sx and the
+ * owner's lock held.
+ */
+static void hwpmc_pmcs_finish(struct hwpmc_owner *po, bool sampling,
+			      const u32 *ids, unsigned int n)
+{
+	struct hwpmc_pmc *pm;
+	unsigned int i;
+	int id;
+
+	hwpmc_owner_assert_held(po);
+	if (sampling)
+		hwpmc_pmcs_quiesce();
+	if (!ids) {
+		idr_for_each_entry(&po->pmcs, pm, id)
+			hwpmc_pmc_finish(po, pm);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		pm = ids[i] && ids[i] <= INT_MAX ?
+		     idr_find(&po->pmcs, ids[i]) : NULL;
+		if (pm && pm->state == PMC_STATE_DELETED)
+			hwpmc_pmc_finish(po, pm);
+	}
+}
+
 /* Owner gone (close of /dev/hwpmc): release everything it had. */
-void hwpmc_owner_release_all(struct hwpmc_owner *po)
+static void hwpmc_owner_release_all(struct hwpmc_owner *po)
 {
 	struct hwpmc_pmc *pm;
 	bool sampling = false;
@@ -734,10 +766,7 @@ void hwpmc_owner_release_all(struct hwpmc_owner *po)
 	lockdep_assert_held(&hwpmc_sx);
 	idr_for_each_entry(&po->pmcs, pm, id)
 		sampling |= hwpmc_pmc_unlink(pm);
-	if (sampling)
-		hwpmc_pmcs_quiesce();
-	idr_for_each_entry(&po->pmcs, pm, id)
-		hwpmc_pmc_finish(po, pm);
+	hwpmc_pmcs_finish(po, sampling, NULL, 0);
 	/* No target left to queue one (hwpmc_proc_exit()): none pending. */
 	cancel_work_sync(&po->sigio_work);
 }
@@ -797,15 +826,7 @@ int hwpmc_pmcs_release(struct hwpmc_owner *po, const u32 *ids,
 		if (pm->state != PMC_STATE_DELETED)
 			sampling |= hwpmc_pmc_unlink(pm);
 	}
-	if (sampling)
-		hwpmc_pmcs_quiesce();
-	/* What is DELETED in the owner's list was unlinked just now. */
-	for (i = 0; i < n; i++) {
-		pm = ids[i] && ids[i] <= INT_MAX ?
-		     idr_find(&po->pmcs, ids[i]) : NULL;
-		if (pm && pm->state == PMC_STATE_DELETED)
-			hwpmc_pmc_finish(po, pm);
-	}
+	hwpmc_pmcs_finish(po, sampling, ids, n);
 	return ret;
 }
 

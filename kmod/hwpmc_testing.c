@@ -21,6 +21,12 @@
  *                        CPU) or N ms passed, as a vCPU its hypervisor
  *                        descheduled would; read: the CPU held + 1, or 0
  *                        (clockread_test: reads do not wait for it)
+ *  debugfs hwpmc-test/hold_gp
+ *                        the same with preemption off and interrupts on:
+ *                        no grace period ends, but IPIs are answered
+ *                        (releasewait_test: no global lock is held
+ *                        across a grace period; the kernel's own IPIs,
+ *                        such as a TLB flush, are not held up with it)
  *  debugfs hwpmc-test/hooks
  *                        read: BIT(enum hwpmc_hook) of the hooks whose
  *                        probe the kernel's tracepoints hold now, read
@@ -36,6 +42,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
 
@@ -94,13 +101,14 @@ static int hold_cpu_get(void *data, u64 *val)
 }
 
 /*
- * Hold this CPU with interrupts off (nothing else runs here: no IPI is
- * answered, no timer fires) until released or @val ms passed.  One
- * holder at a time.
+ * Hold this CPU until released or @val ms passed, one holder at a time:
+ * with interrupts off if @irqs_off (nothing else runs here: no IPI is
+ * answered, no timer fires), else with preemption off (no task switch,
+ * so no grace period ends, but interrupts and IPIs are served).
  */
-static int hold_cpu_set(void *data, u64 val)
+static int hold_set(u64 val, bool irqs_off)
 {
-	unsigned long flags;
+	unsigned long flags = 0;
 	u64 end;
 
 	if (!val) {
@@ -112,19 +120,35 @@ static int hold_cpu_set(void *data, u64 val)
 	if (!mutex_trylock(&hwpmc_test_hold_lock))
 		return -EBUSY;
 	WRITE_ONCE(hwpmc_test_cpu_release, false);
-	local_irq_save(flags);
+	preempt_disable();
+	if (irqs_off)
+		local_irq_save(flags);
 	end = ktime_get_mono_fast_ns() + val * NSEC_PER_MSEC;
 	WRITE_ONCE(hwpmc_test_cpu_held, smp_processor_id() + 1);
 	while (!READ_ONCE(hwpmc_test_cpu_release) &&
 	       ktime_get_mono_fast_ns() < end)
 		cpu_relax();
 	WRITE_ONCE(hwpmc_test_cpu_held, 0);
-	local_irq_restore(flags);
+	if (irqs_off)
+		local_irq_restore(flags);
+	preempt_enable();
 	mutex_unlock(&hwpmc_test_hold_lock);
 	return 0;
 }
 
+static int hold_cpu_set(void *data, u64 val)
+{
+	return hold_set(val, true);
+}
+
+static int hold_gp_set(void *data, u64 val)
+{
+	return hold_set(val, false);
+}
+
 DEFINE_DEBUGFS_ATTRIBUTE(hold_cpu_fops, hold_cpu_get, hold_cpu_set,
+			 "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(hold_gp_fops, hold_cpu_get, hold_gp_set,
 			 "%llu\n");
 
 /* A seq_file, unlike a debugfs attribute, can be read again by pread(). */
@@ -144,6 +168,8 @@ int hwpmc_testing_init(void)
 	hwpmc_test_dir = debugfs_create_dir("hwpmc-test", NULL);
 	debugfs_create_file_unsafe("hold_cpu", 0600, hwpmc_test_dir, NULL,
 				   &hold_cpu_fops);
+	debugfs_create_file_unsafe("hold_gp", 0600, hwpmc_test_dir, NULL,
+				   &hold_gp_fops);
 	debugfs_create_file("hooks", 0400, hwpmc_test_dir, NULL, &hooks_fops);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <linux/hwpmc.h>
+#include <linux/membarrier.h>
 
 #define HWPMC_DEV "/dev/hwpmc"
 
@@ -462,9 +463,12 @@ static inline int hwpmc_pin_cpu(int cpu)
  * The test flavor's debugfs hwpmc-test/hold_cpu: the writer's CPU spins
  * with interrupts off (no IPI answered, no grace period ends) until 0 is
  * written or the milliseconds written have passed, as a vCPU its
- * hypervisor descheduled.
+ * hypervisor descheduled.  hold_gp: the same with preemption off and
+ * interrupts on (no grace period ends; IPIs are answered).  Either file
+ * reads the CPU held + 1 and lets it go on "0".
  */
 #define HWPMC_HOLD_CPU	"/sys/kernel/debug/hwpmc-test/hold_cpu"
+#define HWPMC_HOLD_GP	"/sys/kernel/debug/hwpmc-test/hold_gp"
 
 /* The CPU held + 1, 0 for none, -1 on error. */
 static inline int hwpmc_cpu_held(void)
@@ -480,10 +484,10 @@ static inline int hwpmc_cpu_held(void)
 	return n > 0 ? atoi(buf) : -1;
 }
 
-/* Write @v to hold_cpu: "0" lets the held CPU go.  0 or the errno. */
-static inline int hwpmc_hold_write(const char *v)
+/* Write @v to @path (a hold file): "0" lets the held CPU go.  0/errno. */
+static inline int hwpmc_hold_write_at(const char *path, const char *v)
 {
-	int fd = open(HWPMC_HOLD_CPU, O_WRONLY | O_CLOEXEC), err = 0;
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return errno;
@@ -493,11 +497,18 @@ static inline int hwpmc_hold_write(const char *v)
 	return err;
 }
 
+static inline int hwpmc_hold_write(const char *v)
+{
+	return hwpmc_hold_write_at(HWPMC_HOLD_CPU, v);
+}
+
 /*
- * A child that holds CPU @cpu for @ms (a string) or until let go, then
- * exits 0 (1: could not pin, 2: the write failed).  Its pid, -1 on error.
+ * A child that holds CPU @cpu through the hold file @path for @ms (a
+ * string) or until let go, then exits 0 (1: could not pin, 2: the write
+ * failed).  Its pid, -1 on error.
  */
-static inline pid_t hwpmc_hold_cpu(int cpu, const char *ms)
+static inline pid_t hwpmc_hold_cpu_at(const char *path, int cpu,
+				      const char *ms)
 {
 	pid_t pid = fork();
 
@@ -505,7 +516,13 @@ static inline pid_t hwpmc_hold_cpu(int cpu, const char *ms)
 		return pid;
 	if (hwpmc_pin_cpu(cpu))
 		_exit(1);
-	_exit(hwpmc_hold_write(ms) ? 2 : 0);
+	_exit(hwpmc_hold_write_at(path, ms) ? 2 : 0);
+}
+
+/* The same with interrupts off (hold_cpu). */
+static inline pid_t hwpmc_hold_cpu(int cpu, const char *ms)
+{
+	return hwpmc_hold_cpu_at(HWPMC_HOLD_CPU, cpu, ms);
 }
 
 /*
@@ -515,9 +532,27 @@ static inline pid_t hwpmc_hold_cpu(int cpu, const char *ms)
  */
 static inline int hwpmc_hold_setup(void)
 {
+	int err;
+
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return ENODEV;
-	return hwpmc_pin_cpu(0) ?: hwpmc_test_flavor_load("");
+	err = hwpmc_pin_cpu(0) ?: hwpmc_test_flavor_load("");
+	if (err)
+		return err;
+	/*
+	 * A module load leaves work behind: the kernel frees the module's
+	 * init sections from a worker after a grace period, flushing every
+	 * CPU's TLB by IPI with preemption off.  Sent while CPU 1 is held
+	 * with interrupts off, that IPI would stop CPU 0 too, and the whole
+	 * machine with it.  Two grace periods (membarrier) see that worker
+	 * past its wait, and a moment more past its flush (a second
+	 * without membarrier).
+	 */
+	for (int i = 0; i < 2; i++)
+		if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+			usleep(500 * 1000);
+	usleep(200 * 1000);
+	return 0;
 }
 
 static inline __u64 hwpmc_clock_ns(clockid_t clk)
