@@ -93,6 +93,13 @@ struct hwpmc_class_ops {
 	/* Validate the event of a new PMC (hwpmc_sx held). */
 	int (*allocate)(struct hwpmc_pmc *pm,
 			const struct pmc_op_pmcallocate *a);
+	/*
+	 * The hooks (BIT(enum hwpmc_hook)) that allocate() would take for
+	 * @a, whatever @a's validity (optional; no lock): its caller holds
+	 * them before hwpmc_sx, so that an attach is never waited for
+	 * under it.
+	 */
+	u32 (*hooks_needed)(const struct pmc_op_pmcallocate *a);
 	void (*release)(struct hwpmc_pmc *pm);
 	/*
 	 * State changes (hwpmc_sx held).  The core publishes pm->state after
@@ -495,6 +502,7 @@ void hwpmc_owner_kill_locked(struct hwpmc_owner *po);
 int hwpmc_owner_charge(struct hwpmc_owner *po);
 void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
+u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a);
 int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 			  struct pmc_op_pmcallocate *a, int want);
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);
@@ -624,8 +632,8 @@ enum hwpmc_hook {
 
 int hwpmc_hook_get(enum hwpmc_hook h);
 void hwpmc_hook_put(enum hwpmc_hook h);
-int hwpmc_hook_get_unlocked(enum hwpmc_hook h);
-void hwpmc_hook_put_unlocked(enum hwpmc_hook h);
+int hwpmc_hooks_get(u32 mask);
+void hwpmc_hooks_put(u32 mask);
 u32 hwpmc_hooks_attached(void);
 
 /* hwpmc_priv.c: privilege decisions (process context, the caller's). */

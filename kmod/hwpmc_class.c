@@ -123,12 +123,12 @@ int hwpmc_classes_rdpmc_mm_get(struct mm_struct *mm)
 
 	if (!hwpmc_md->rdpmc_mm_get)
 		return -EOPNOTSUPP;
-	err = hwpmc_hook_get_unlocked(HWPMC_HOOK_PROC);
+	err = hwpmc_hook_get(HWPMC_HOOK_PROC);
 	if (err)
 		return err;
 	err = hwpmc_md->rdpmc_mm_get(mm);
 	if (err)
-		hwpmc_hook_put_unlocked(HWPMC_HOOK_PROC);
+		hwpmc_hook_put(HWPMC_HOOK_PROC);
 	return err;
 }
 
@@ -137,7 +137,7 @@ void hwpmc_classes_rdpmc_mm_put(struct mm_struct *mm)
 	if (!hwpmc_md->rdpmc_mm_put)
 		return;
 	hwpmc_md->rdpmc_mm_put(mm);
-	hwpmc_hook_put_unlocked(HWPMC_HOOK_PROC);
+	hwpmc_hook_put(HWPMC_HOOK_PROC);
 }
 
 /*

@@ -15,10 +15,15 @@
  *   syscalls, page faults, migrations, sys_exit
  *                          while a PMC of that event, or a sampler (maps),
  *                          exists
- * One mechanism for all: a count of users per hook under hwpmc_sx, taken
- * before what needs the hook becomes visible (so nothing it must see is
- * missed) and dropped after it is gone; the last user's drop leaves the
- * hook attached for a while (linger), then a work item detaches it.
+ * One mechanism for all: a count of users per hook, taken before what
+ * needs the hook becomes visible (so nothing it must see is missed) and
+ * dropped after it is gone; the last user's drop leaves the hook attached
+ * for a while (linger), then a work item detaches it.  Attaching and
+ * detaching wait for the kernel (text patching with IPIs to every CPU;
+ * re-attaching a tracepoint soon after its detach waits for a grace
+ * period), so they happen under their own lock, not under hwpmc_sx: who
+ * allocates a PMC takes its hooks before hwpmc_sx (hwpmc_hooks_get()),
+ * and under hwpmc_sx a hook is then only counted.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -139,15 +144,22 @@ static struct hwpmc_tp hwpmc_tps[] = {
 	{ "sys_exit", hwpmc_probe_sys_exit, HWPMC_HOOK_MAPS },
 };
 
-static unsigned int hwpmc_hook_users[HWPMC_HOOK_NR];	/* hwpmc_sx */
+/*
+ * Users of each hook.  It leaves 0 only under hwpmc_hooks_lock, once the
+ * hook is attached; from 1 up it is taken without a lock.
+ */
+static atomic_t hwpmc_hook_users[HWPMC_HOOK_NR];
+/* Attach and detach (the tracepoints' registered flags); under hwpmc_sx
+ * at most (see the lock order, hwpmc_main.c), never around it.
+ */
+static DEFINE_MUTEX(hwpmc_hooks_lock);
 
 /*
  * Attaching or detaching a tracepoint patches kernel text, which is slow
  * and (under QEMU's multi-threaded TCG) not entirely safe.  A hook whose
  * last user went away stays attached for a few seconds, so that PMCs
  * allocated and released in quick succession (a tool run in a loop) do
- * not patch each time.  Registering waits for the kernel (text patching,
- * RCU), never for anything a user controls, so it is done under hwpmc_sx.
+ * not patch each time.
  */
 #define HWPMC_HOOK_LINGER	(5 * HZ)
 static void hwpmc_hooks_idle_fn(struct work_struct *w);
@@ -182,17 +194,21 @@ static void hwpmc_tp_unregister(struct hwpmc_tp *t)
 }
 
 /*
- * Attach hook @h (refcounted; hwpmc_sx held): when this returns 0 its
- * probes are in place, and every event from then on reaches them.
+ * Attach hook @h (refcounted): when this returns 0 its probes are in
+ * place, and every event from then on reaches them.  Any process
+ * context; a caller under hwpmc_sx must already hold the hook (then it
+ * is only counted): see hwpmc_hooks_get().
  */
 int hwpmc_hook_get(enum hwpmc_hook h)
 {
 	unsigned int i;
-	int err;
+	int err = 0;
 
-	lockdep_assert_held(&hwpmc_sx);
-	if (hwpmc_hook_users[h]++)
+	if (atomic_inc_not_zero(&hwpmc_hook_users[h]))
 		return 0;
+	mutex_lock(&hwpmc_hooks_lock);
+	if (atomic_inc_not_zero(&hwpmc_hook_users[h]))
+		goto out;
 	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
 		if (hwpmc_tps[i].hook != h || hwpmc_tps[i].registered)
 			continue;
@@ -202,39 +218,59 @@ int hwpmc_hook_get(enum hwpmc_hook h)
 			for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
 				if (hwpmc_tps[i].hook == h)
 					hwpmc_tp_unregister(&hwpmc_tps[i]);
-			hwpmc_hook_users[h] = 0;
+			goto out;
+		}
+	}
+	/* Attached before anyone can count on it without the lock. */
+	atomic_set_release(&hwpmc_hook_users[h], 1);
+out:
+	mutex_unlock(&hwpmc_hooks_lock);
+	return err;
+}
+
+void hwpmc_hook_put(enum hwpmc_hook h)
+{
+	int left = atomic_dec_return(&hwpmc_hook_users[h]);
+
+	if (WARN_ON_ONCE(left < 0)) {
+		atomic_inc(&hwpmc_hook_users[h]);
+		return;
+	}
+	/* Detached later, if nobody wants it meanwhile. */
+	if (!left)
+		mod_delayed_work(system_wq, &hwpmc_hooks_idle,
+				 HWPMC_HOOK_LINGER);
+}
+
+/*
+ * The hooks of @mask (BIT(enum hwpmc_hook)), attached if need be: 0, or
+ * the error of one that could not be (none held then).  Without hwpmc_sx:
+ * taken before it by what needs them under it (a PMC's allocation).
+ */
+int hwpmc_hooks_get(u32 mask)
+{
+	unsigned int h;
+	int err;
+
+	for (h = 0; h < HWPMC_HOOK_NR; h++) {
+		if (!(mask & BIT(h)))
+			continue;
+		err = hwpmc_hook_get(h);
+		if (err) {
+			hwpmc_hooks_put(mask & (BIT(h) - 1));
 			return err;
 		}
 	}
 	return 0;
 }
 
-void hwpmc_hook_put(enum hwpmc_hook h)
+void hwpmc_hooks_put(u32 mask)
 {
-	lockdep_assert_held(&hwpmc_sx);
-	if (WARN_ON_ONCE(!hwpmc_hook_users[h]) || --hwpmc_hook_users[h])
-		return;
-	/* Detached later, if nobody wants it meanwhile. */
-	mod_delayed_work(system_wq, &hwpmc_hooks_idle, HWPMC_HOOK_LINGER);
-}
+	unsigned int h;
 
-/* The same, for callers that hold no lock (process context). */
-int hwpmc_hook_get_unlocked(enum hwpmc_hook h)
-{
-	int err = mutex_lock_killable(&hwpmc_sx);
-
-	if (err)
-		return err;
-	err = hwpmc_hook_get(h);
-	mutex_unlock(&hwpmc_sx);
-	return err;
-}
-
-void hwpmc_hook_put_unlocked(enum hwpmc_hook h)
-{
-	mutex_lock(&hwpmc_sx);
-	hwpmc_hook_put(h);
-	mutex_unlock(&hwpmc_sx);
+	for (h = 0; h < HWPMC_HOOK_NR; h++)
+		if (mask & BIT(h))
+			hwpmc_hook_put(h);
 }
 
 /*
@@ -250,11 +286,11 @@ static void hwpmc_hooks_idle_fn(struct work_struct *w)
 {
 	unsigned int i;
 
-	mutex_lock(&hwpmc_sx);
+	mutex_lock(&hwpmc_hooks_lock);
 	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++)
-		if (!hwpmc_hook_users[hwpmc_tps[i].hook])
+		if (!atomic_read(&hwpmc_hook_users[hwpmc_tps[i].hook]))
 			hwpmc_tp_unregister(&hwpmc_tps[i]);
-	mutex_unlock(&hwpmc_sx);
+	mutex_unlock(&hwpmc_hooks_lock);
 }
 
 /*

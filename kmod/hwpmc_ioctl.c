@@ -158,7 +158,8 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	/* Takes hwpmc_sx itself, but not while it copies out. */
 	HWPMC_OP(GETPMCINFO, hwpmc_op_getpmcinfo, NONE),
 	HWPMC_OP(PMCADMIN, hwpmc_op_pmcadmin, ALL),
-	HWPMC_OP(PMCALLOCATE, hwpmc_op_pmcallocate, ALL),
+	/* Takes hwpmc_sx itself, after attaching the hooks it needs. */
+	HWPMC_OP(PMCALLOCATE, hwpmc_op_pmcallocate, OWNER),
 	/* Waits for the target's exec_update_lock and mmap lock. */
 	HWPMC_OP(PMCATTACH, hwpmc_op_pmcattach, OWNER),
 	HWPMC_OP(PMCDETACH, hwpmc_op_pmcdetach, ALL),

@@ -32,11 +32,15 @@
  *                    that change rows, PMCs' states or the owner's PMC
  *                    list, and never across a wait a user controls (nor
  *                    a grace period: the release of sampling PMCs drops
- *                    it while it waits for one, hwpmc_pmcs_quiesce());
- *                    also by open() and close() of /dev/hwpmc and the hooks'
- *                    linger work to attach and detach the tracepoints
- *                    (hwpmc_hooks.c: the kernel's tracepoint, jump-label
- *                    and text-patching locks, cpus_read_lock, under it)
+ *                    it while it waits for one, hwpmc_pmcs_quiesce();
+ *                    an allocation takes its hooks before it)
+ *   hwpmc_hooks_lock mutex: attaching and detaching the tracepoints
+ *                    (hwpmc_hooks.c; the kernel's tracepoint, jump-label
+ *                    and text-patching locks, cpus_read_lock, under it):
+ *                    waits for the kernel (IPIs, a grace period), so it
+ *                    is taken under hwpmc_sx only by a hook_get that
+ *                    finds its hook unattached, which callers under
+ *                    hwpmc_sx avoid by taking their hooks before it
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
  *                    held (under hwpmc_sx) to free their user-stack
@@ -496,7 +500,7 @@ static int hwpmc_open(struct inode *inode, struct file *file)
 	err = hwpmc_owner_charge(po);
 	/* The exit hook ends the owner with its opener: before it is seen. */
 	if (!err) {
-		err = hwpmc_hook_get_unlocked(HWPMC_HOOK_PROC);
+		err = hwpmc_hook_get(HWPMC_HOOK_PROC);
 		if (err)
 			hwpmc_owner_uncharge(po);
 	}
@@ -530,7 +534,7 @@ static int hwpmc_release(struct inode *inode, struct file *file)
 	if (cancel_delayed_work_sync(&po->exit_work))
 		hwpmc_owner_put(po);
 	hwpmc_owner_uncharge(po);
-	hwpmc_hook_put_unlocked(HWPMC_HOOK_PROC);
+	hwpmc_hook_put(HWPMC_HOOK_PROC);
 	hwpmc_owner_put(po);
 	return 0;
 }

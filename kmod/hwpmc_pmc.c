@@ -416,17 +416,44 @@ static void hwpmc_pmc_hooks_put(void)
 	hwpmc_hook_put(HWPMC_HOOK_SWITCH);
 }
 
-int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
+/*
+ * The hooks that an allocation of @a takes (hwpmc_pmc_allocate_at()),
+ * whatever @a's validity: every PMC's, a sampler's, its class's.  Its
+ * caller holds them before it takes hwpmc_sx (hwpmc_hooks_get()), so
+ * that attaching one, which waits for the kernel (text patching, maybe
+ * a grace period), never holds up other users under the global lock.
+ */
+u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a)
 {
-	return hwpmc_pmc_allocate_at(po, a, -1);
+	const struct hwpmc_class *cls = hwpmc_class_find(a->pm_class);
+	u32 mask = BIT(HWPMC_HOOK_SWITCH) | BIT(HWPMC_HOOK_PROC);
+
+	if (a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_TS)
+		mask |= BIT(HWPMC_HOOK_MAPS);
+	if (cls && cls->ops->hooks_needed)
+		mask |= cls->ops->hooks_needed(a);
+	return mask;
 }
 
-/*
- * PMCALLOCATE on row @want of the class (its index in the class), or on
- * the row hwpmc(4)'s dispositions choose when @want is negative.  The
- * other interfaces (kmod/iface/) name their counter: that row taken is
- * EBUSY.  hwpmc_sx and the owner's lock held.
- */
+/* PMCALLOCATE: the owner's lock held; takes hwpmc_sx after the hooks. */
+int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
+{
+	u32 hooks = hwpmc_alloc_hooks(a);
+	int err;
+
+	hwpmc_owner_assert_held(po);
+	err = hwpmc_hooks_get(hooks);
+	if (err)
+		return err;
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (!err) {
+		err = hwpmc_pmc_allocate_at(po, a, -1);
+		mutex_unlock(&hwpmc_sx);
+	}
+	hwpmc_hooks_put(hooks);
+	return err;
+}
+
 /* The PMC's memory, once no hook can see it (a grace period). */
 static void hwpmc_pmc_free_rcu_cb(struct rcu_head *head)
 {
@@ -441,6 +468,13 @@ static void hwpmc_pmc_free_rcu(struct hwpmc_pmc *pm)
 	call_rcu(&pm->rcu, hwpmc_pmc_free_rcu_cb);
 }
 
+/*
+ * PMCALLOCATE on row @want of the class (its index in the class), or on
+ * the row hwpmc(4)'s dispositions choose when @want is negative.  The
+ * other interfaces (kmod/iface/) name their counter: that row taken is
+ * EBUSY.  hwpmc_sx and the owner's lock held, and the hooks of
+ * hwpmc_alloc_hooks(@a) (or they are attached under hwpmc_sx).
+ */
 int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 			  struct pmc_op_pmcallocate *a, int want)
 {

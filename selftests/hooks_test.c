@@ -22,23 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#define HOOKS		"/sys/kernel/debug/hwpmc-test/hooks"
-/* BIT(enum hwpmc_hook), kmod/hwpmc.h */
-#define HOOK_SWITCH	(1u << 4)
-#define HOOK_PROC	(1u << 5)
 #define NOBODY		65534
-
-/* The hooks attached now (a mask), or -1. */
-static long hooks_now(int fd)
-{
-	char buf[32];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 0);
-}
 
 /* Wait (polling, no time limit but a generous one) until none is. */
 static long hooks_wait_none(int fd)
@@ -47,7 +31,7 @@ static long hooks_wait_none(int fd)
 	int i;
 
 	for (i = 0; i < 1200; i++) {
-		m = hooks_now(fd);
+		m = hwpmc_hooks_now(fd);
 		if (m <= 0)
 			return m;
 		usleep(100 * 1000);
@@ -130,8 +114,8 @@ static int count_rounds(int fd, int hooks, int *quietp)
 	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &r.sw) ||
 	    hwpmc_soft_tc(fd, PMC_SOFT_CLOCK_PROF, 0, &r.prof))
 		return 20;
-	if ((hooks_now(hooks) & (HOOK_SWITCH | HOOK_PROC)) !=
-	    (HOOK_SWITCH | HOOK_PROC))
+	if ((hwpmc_hooks_now(hooks) & (HWPMC_HOOKBIT_SWITCH | HWPMC_HOOKBIT_PROC)) !=
+	    (HWPMC_HOOKBIT_SWITCH | HWPMC_HOOKBIT_PROC))
 		return 21;
 	if (hwpmc_child_start(&t, target, &r) || hwpmc_recv_u64(&t, &ready))
 		return 22;
@@ -190,12 +174,12 @@ static int cycle(int hooks, int *quiet)
 	fd = hwpmc_open();
 	if (fd < 0)
 		return 2;
-	if (hooks_now(hooks) != HOOK_PROC)
+	if (hwpmc_hooks_now(hooks) != HWPMC_HOOKBIT_PROC)
 		return 3;
 	/* CLOCK.HARD: no per-event hook of its own. */
 	if (hwpmc_soft_tc(fd, PMC_SOFT_CLOCK_HARD, 0, &id))
 		return 4;
-	if (hooks_now(hooks) != (HOOK_SWITCH | HOOK_PROC))
+	if (hwpmc_hooks_now(hooks) != (HWPMC_HOOKBIT_SWITCH | HWPMC_HOOKBIT_PROC))
 		return 5;
 	if (hwpmc_release(fd, id))
 		return 6;
@@ -298,8 +282,8 @@ FIXTURE_SETUP(hooks)
 	if (err == ENOENT)
 		SKIP(return, HWPMC_NO_TEST_FLAVOR);
 	ASSERT_EQ(0, err) TH_LOG("loading the test flavor: %s", strerror(err));
-	self->hooks = open(HOOKS, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, self->hooks) TH_LOG("%s: %s", HOOKS, strerror(errno));
+	self->hooks = open(HWPMC_HOOKS, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->hooks) TH_LOG("%s: %s", HWPMC_HOOKS, strerror(errno));
 }
 
 FIXTURE_TEARDOWN(hooks)
@@ -312,7 +296,7 @@ FIXTURE_TEARDOWN(hooks)
 /* A module just loaded has attached nothing. */
 TEST_F(hooks, none_at_load)
 {
-	EXPECT_EQ(0, hooks_now(self->hooks));
+	EXPECT_EQ(0, hwpmc_hooks_now(self->hooks));
 }
 
 /* An owner with no PMC still ends with its opener's exit. */
@@ -331,7 +315,7 @@ TEST_F_TIMEOUT(hooks, on_demand_root, 600)
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, cycle(self->hooks, &quiet))
 			TH_LOG("root, cycle %d (hooks now 0x%lx)", i,
-			       hooks_now(self->hooks));
+			       hwpmc_hooks_now(self->hooks));
 		TH_LOG("root, cycle %d: %d quiet rounds, exact", i, quiet);
 	}
 }
@@ -348,7 +332,7 @@ TEST_F_TIMEOUT(hooks, on_demand_nobody, 600)
 		EXPECT_EQ(0, hwpmc_recv_u64(&c, &quiet));
 		ASSERT_EQ(0, hwpmc_child_wait(&c))
 			TH_LOG("uid 65534, cycle %d (hooks now 0x%lx)", i,
-			       hooks_now(self->hooks));
+			       hwpmc_hooks_now(self->hooks));
 		TH_LOG("uid 65534, cycle %d: %llu quiet rounds, exact", i,
 		       (unsigned long long)quiet);
 	}

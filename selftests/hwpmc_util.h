@@ -484,6 +484,27 @@ static inline int hwpmc_cpu_held(void)
 	return n > 0 ? atoi(buf) : -1;
 }
 
+/*
+ * The test flavor's debugfs hwpmc-test/hooks: the hooks whose probe the
+ * kernel's tracepoints hold now, BIT(enum hwpmc_hook) of kmod/hwpmc.h.
+ */
+#define HWPMC_HOOKS		"/sys/kernel/debug/hwpmc-test/hooks"
+#define HWPMC_HOOKBIT_SYS_ENTER	(1u << 0)
+#define HWPMC_HOOKBIT_SWITCH	(1u << 4)
+#define HWPMC_HOOKBIT_PROC	(1u << 5)
+
+/* The hooks attached now (a mask) from an open hooks file, or -1. */
+static inline long hwpmc_hooks_now(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 0);
+}
+
 /* Write @v to @path (a hold file): "0" lets the held CPU go.  0/errno. */
 static inline int hwpmc_hold_write_at(const char *path, const char *v)
 {

@@ -6,7 +6,11 @@
  *  - the release of a sampling PMC (its samplers finish, its samples are
  *    drained before it goes; once for all of a closing owner's PMCs);
  *  - PMCSETCOUNT of a PMC stopped just now (its value settles once the
- *    hooks that saw it running are done).
+ *    hooks that saw it running are done);
+ *  - PMCALLOCATE of a PMC whose hook (a tracepoint) was detached just
+ *    now: attaching it again waits for a grace period since the detach
+ *    (the kernel's tracepoint code), so the hooks are attached before
+ *    the global lock is taken.
  * With CPU 1 held with preemption off (the test flavor's debugfs
  * hwpmc-test/hold_gp), no grace period can end: the operation is then
  * seen waiting in RCU (its /proc wchan), and another process's open(),
@@ -27,9 +31,15 @@
 
 #define HOLD_MS		"15000"
 
+enum wait_op {
+	OP_RELEASE,		/* of a sampling PMC */
+	OP_SETCOUNT,		/* of a counting PMC just stopped */
+	OP_ATTACH,		/* PMCALLOCATE that attaches a hook */
+};
+
 struct wait_case {
 	bool nobody;
-	bool setcount;		/* else the release of a sampling PMC */
+	enum wait_op op;
 };
 
 /*
@@ -37,15 +47,16 @@ struct wait_case {
  * side's release is not the last SOFT PMC's and no hook loses its last
  * user: the test is about grace periods, not about IPIs) and the PMC of
  * its operation, which it runs on the parent's word, reporting when
- * done: the release of a sampling PMC, or the stop and PMCSETCOUNT of a
- * running counting one.
+ * done: the release of a sampling PMC, the stop and PMCSETCOUNT of a
+ * running counting one, or the allocation of a SYSCALL.ENTER PMC (whose
+ * hook it attached and let go before: detached 5 s later).
  */
 static int waiter(struct hwpmc_child *me, void *arg)
 {
 	const struct wait_case *w = arg;
-	__u32 keep, id;
+	__u32 keep, id = 0;
 	__u64 v;
-	int fd;
+	int fd, err = 0;
 
 	if (w->nobody && hwpmc_become_nobody())
 		return 10;
@@ -56,17 +67,36 @@ static int waiter(struct hwpmc_child *me, void *arg)
 	    hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
 			0, PMC_CPU_ANY, 10000000, &keep))
 		return 12;
-	if (w->setcount ?
-	    hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id) ||
-	    hwpmc_start(fd, id) :
-	    hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF, PMC_MODE_TS,
-			0, PMC_CPU_ANY, 10000000, &id))
+	switch (w->op) {
+	case OP_RELEASE:
+		err = hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_CLOCK_PROF,
+				  PMC_MODE_TS, 0, PMC_CPU_ANY, 10000000, &id);
+		break;
+	case OP_SETCOUNT:
+		err = hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id) ?:
+		      hwpmc_start(fd, id);
+		break;
+	case OP_ATTACH:
+		err = hwpmc_soft_tc(fd, PMC_SOFT_SYSCALL_ENTER, 0, &id) ?:
+		      hwpmc_release(fd, id);
+		break;
+	}
+	if (err)
 		return 13;
 	if (hwpmc_send_u64(me, 1) || hwpmc_recv_u64(me, &v))
 		return 14;
-	if (w->setcount ?
-	    hwpmc_stop(fd, id) || hwpmc_setcount(fd, id, 0) :
-	    hwpmc_release(fd, id))
+	switch (w->op) {
+	case OP_RELEASE:
+		err = hwpmc_release(fd, id);
+		break;
+	case OP_SETCOUNT:
+		err = hwpmc_stop(fd, id) ?: hwpmc_setcount(fd, id, 0);
+		break;
+	case OP_ATTACH:
+		err = hwpmc_soft_tc(fd, PMC_SOFT_SYSCALL_ENTER, 0, &id);
+		break;
+	}
+	if (err)
 		return 15;
 	if (hwpmc_send_u64(me, 2))
 		return 16;
@@ -149,6 +179,22 @@ static void run(struct __test_metadata *_metadata, struct wait_case *w)
 	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
 		usleep(1000);
 	ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("CPU 1 was never held");
+	/*
+	 * The hook let go by the waiter is detached while CPU 1 is held,
+	 * so that no grace period follows the detach before the attach.
+	 */
+	if (w->op == OP_ATTACH) {
+		int hooks = open(HWPMC_HOOKS, O_RDONLY | O_CLOEXEC);
+
+		ASSERT_LE(0, hooks);
+		for (i = 0; i < 100000 && hwpmc_cpu_held() == 2 &&
+		     (hwpmc_hooks_now(hooks) & HWPMC_HOOKBIT_SYS_ENTER); i++)
+			usleep(1000);
+		EXPECT_EQ(0, hwpmc_hooks_now(hooks) & HWPMC_HOOKBIT_SYS_ENTER);
+		close(hooks);
+		ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("%s: the hook was not detached while CPU 1 was held",
+						      who);
+	}
 	/* No grace period ends now: the operation waits in RCU. */
 	ASSERT_EQ(0, hwpmc_send_u64(&r, 1));
 	for (i = 0; i < 100000 && !in_rcu_wait(r.pid) && hwpmc_cpu_held() == 2; i++)
@@ -195,11 +241,12 @@ FIXTURE(hold) {
 };
 
 FIXTURE_VARIANT(hold) {
-	bool setcount;
+	enum wait_op op;
 };
 
-FIXTURE_VARIANT_ADD(hold, release) { .setcount = false };
-FIXTURE_VARIANT_ADD(hold, setcount) { .setcount = true };
+FIXTURE_VARIANT_ADD(hold, release) { .op = OP_RELEASE };
+FIXTURE_VARIANT_ADD(hold, setcount) { .op = OP_SETCOUNT };
+FIXTURE_VARIANT_ADD(hold, attach) { .op = OP_ATTACH };
 
 FIXTURE_SETUP(hold)
 {
@@ -220,14 +267,14 @@ FIXTURE_TEARDOWN(hold)
 
 TEST_F_TIMEOUT(hold, root_stalls_no_one, 300)
 {
-	struct wait_case w = { .nobody = false, .setcount = variant->setcount };
+	struct wait_case w = { .nobody = false, .op = variant->op };
 
 	run(_metadata, &w);
 }
 
 TEST_F_TIMEOUT(hold, nobody_stalls_no_one, 300)
 {
-	struct wait_case w = { .nobody = true, .setcount = variant->setcount };
+	struct wait_case w = { .nobody = true, .op = variant->op };
 
 	run(_metadata, &w);
 }

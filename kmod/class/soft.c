@@ -1059,6 +1059,14 @@ static void soft_sys_events_update(unsigned int cpu)
 	WRITE_ONCE(sc->sys_events, events);
 }
 
+static u32 soft_hooks_needed(const struct pmc_op_pmcallocate *a)
+{
+	if (a->pm_event >= PMC_SOFT_NEVENTS ||
+	    soft_event_hook[a->pm_event] < 0)
+		return 0;
+	return BIT(soft_event_hook[a->pm_event]);
+}
+
 static int soft_allocate(struct hwpmc_pmc *pm,
 			 const struct pmc_op_pmcallocate *a)
 {
@@ -1273,6 +1281,7 @@ const struct hwpmc_class_ops hwpmc_soft_ops = {
 			  BIT(PMC_MODE_TS) | BIT(PMC_MODE_TC),
 	.probe		= soft_probe,
 	.allocate	= soft_allocate,
+	.hooks_needed	= soft_hooks_needed,
 	.release	= soft_release,
 	.start		= soft_start,
 	.stop		= soft_stop,

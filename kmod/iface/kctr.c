@@ -103,15 +103,27 @@ int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 		     const struct hwpmc_class *cls, unsigned int idx,
 		     u32 event, u64 config, bool holds_count, u64 period)
 {
+	const struct pmc_op_pmcallocate t = {
+		.pm_class = cls->ops->class,
+		.pm_event = event,
+		.pm_mode = period ? PMC_MODE_SS : PMC_MODE_SC,
+	};
+	u32 hooks = hwpmc_alloc_hooks(&t);
 	unsigned int cpu;
 	int err = 0;
 
 	hwpmc_owner_assert_held(po);
 	if (kc->allocated)
 		hwpmc_kctr_release(po, kc);
-	err = mutex_lock_killable(&hwpmc_sx);
+	/* Attached before hwpmc_sx, as PMCALLOCATE does. */
+	err = hwpmc_hooks_get(hooks);
 	if (err)
 		return err;
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (err) {
+		hwpmc_hooks_put(hooks);
+		return err;
+	}
 	for_each_online_cpu(cpu) {
 		struct pmc_op_pmcallocate a = {
 			.pm_cpu = cpu,
@@ -132,6 +144,7 @@ int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 			pm->pflags |= HWPMC_PF_HOLDS_COUNT;
 	}
 	mutex_unlock(&hwpmc_sx);
+	hwpmc_hooks_put(hooks);
 	kc->allocated = true;
 	if (err)
 		hwpmc_kctr_release(po, kc);
