@@ -149,8 +149,9 @@ static struct hwpmc_tp hwpmc_tps[] = {
  * hook is attached; from 1 up it is taken without a lock.
  */
 static atomic_t hwpmc_hook_users[HWPMC_HOOK_NR];
-/* Attach and detach (the tracepoints' registered flags); under hwpmc_sx
- * at most (see the lock order, hwpmc_main.c), never around it.
+/*
+ * Attach and detach (the tracepoints' registered flags).  Never taken
+ * under hwpmc_sx (see the lock order, hwpmc_main.c).
  */
 static DEFINE_MUTEX(hwpmc_hooks_lock);
 
@@ -179,7 +180,8 @@ static int hwpmc_tp_register(struct hwpmc_tp *t)
 	int err = tracepoint_probe_register(t->tp, t->probe, NULL);
 
 	if (err)
-		pr_err("cannot attach to tracepoint %s: %d\n", t->name, err);
+		pr_err_ratelimited("cannot attach to tracepoint %s: %d\n",
+				   t->name, err);
 	else
 		t->registered = true;
 	return err;
@@ -206,7 +208,11 @@ int hwpmc_hook_get(enum hwpmc_hook h)
 
 	if (atomic_inc_not_zero(&hwpmc_hook_users[h]))
 		return 0;
-	mutex_lock(&hwpmc_hooks_lock);
+	/* An attach waits for the kernel: never under the global lock. */
+	lockdep_assert_not_held(&hwpmc_sx);
+	err = mutex_lock_killable(&hwpmc_hooks_lock);
+	if (err)
+		return err;
 	if (atomic_inc_not_zero(&hwpmc_hook_users[h]))
 		goto out;
 	for (i = 0; i < ARRAY_SIZE(hwpmc_tps); i++) {
@@ -230,12 +236,10 @@ out:
 
 void hwpmc_hook_put(enum hwpmc_hook h)
 {
-	int left = atomic_dec_return(&hwpmc_hook_users[h]);
+	int left = atomic_dec_if_positive(&hwpmc_hook_users[h]);
 
-	if (WARN_ON_ONCE(left < 0)) {
-		atomic_inc(&hwpmc_hook_users[h]);
+	if (WARN_ON_ONCE(left < 0))
 		return;
-	}
 	/* Detached later, if nobody wants it meanwhile. */
 	if (!left)
 		mod_delayed_work(system_wq, &hwpmc_hooks_idle,

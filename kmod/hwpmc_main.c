@@ -28,19 +28,18 @@
  *                    po->lock (and log_lock) at most, never hwpmc_sx.
  *                    mmap() of /dev/hwpmc (the read page) runs under the
  *                    caller's, for writing, and takes no hwpmc lock
+ *   hwpmc_hooks_lock mutex: attaching and detaching the tracepoints
+ *                    (hwpmc_hooks.c; the kernel's tracepoint, jump-label
+ *                    and text-patching locks, cpus_read_lock, under it):
+ *                    waits for the kernel (IPIs, a grace period), so it
+ *                    is never taken under hwpmc_sx: who needs a hook
+ *                    under it takes it before (hwpmc_alloc_hooks())
  *   hwpmc_sx         mutex: configuration; held (killably) by the ioctls
  *                    that change rows, PMCs' states or the owner's PMC
  *                    list, and never across a wait a user controls (nor
  *                    a grace period: the release of sampling PMCs drops
  *                    it while it waits for one, hwpmc_pmcs_quiesce();
  *                    an allocation takes its hooks before it)
- *   hwpmc_hooks_lock mutex: attaching and detaching the tracepoints
- *                    (hwpmc_hooks.c; the kernel's tracepoint, jump-label
- *                    and text-patching locks, cpus_read_lock, under it):
- *                    waits for the kernel (IPIs, a grace period), so it
- *                    is taken under hwpmc_sx only by a hook_get that
- *                    finds its hook unattached, which callers under
- *                    hwpmc_sx avoid by taking their hooks before it
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
  *                    held (under hwpmc_sx) to free their user-stack

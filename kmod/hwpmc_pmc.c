@@ -435,13 +435,28 @@ u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a)
 	return mask;
 }
 
-/* PMCALLOCATE: the owner's lock held; takes hwpmc_sx after the hooks. */
+/*
+ * PMCALLOCATE: the owner's lock held; takes hwpmc_sx after the hooks.  A
+ * request that is bound to fail (bad arguments, no privilege, a dead
+ * owner, the user's PMCs at their limit) fails first, attaching nothing;
+ * hwpmc_pmc_allocate_at() checks it all again under hwpmc_sx.
+ */
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 {
-	u32 hooks = hwpmc_alloc_hooks(a);
+	const struct hwpmc_class *cls;
+	u32 hooks;
 	int err;
 
 	hwpmc_owner_assert_held(po);
+	if (po->dead)
+		return -ESRCH;	/* its opener exited */
+	err = hwpmc_check_allocate(a, &cls);
+	if (err)
+		return err;
+	if (atomic_read(&po->user->pmcs) >= READ_ONCE(hwpmc_max_pmcs_per_user) &&
+	    !hwpmc_priv_system())
+		return -ENOSPC;
+	hooks = hwpmc_alloc_hooks(a);
 	err = hwpmc_hooks_get(hooks);
 	if (err)
 		return err;
@@ -473,7 +488,7 @@ static void hwpmc_pmc_free_rcu(struct hwpmc_pmc *pm)
  * the row hwpmc(4)'s dispositions choose when @want is negative.  The
  * other interfaces (kmod/iface/) name their counter: that row taken is
  * EBUSY.  hwpmc_sx and the owner's lock held, and the hooks of
- * hwpmc_alloc_hooks(@a) (or they are attached under hwpmc_sx).
+ * hwpmc_alloc_hooks(@a), so that they are only counted under hwpmc_sx.
  */
 int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 			  struct pmc_op_pmcallocate *a, int want)
