@@ -160,7 +160,7 @@ static int count_rounds(int fd, int hooks, int *quietp)
 
 /*
  * One cycle, as the caller's user: nothing attached; an open attaches the
- * process hooks only; a PMC both; its release and the close leave them
+ * process hooks only, a failed PMCALLOCATE nothing more; a PMC both; its release and the close leave them
  * attached for the linger only; then a PMC on hooks attached afresh
  * counts exactly.  0, or the step that failed.
  */
@@ -176,6 +176,15 @@ static int cycle(int hooks, int *quiet)
 		return 2;
 	if (hwpmc_hooks_now(hooks) != HWPMC_HOOKBIT_PROC)
 		return 3;
+	/*
+	 * An allocation bound to fail (a sampler without a period) attaches
+	 * nothing, not even for the linger: its checks come first.
+	 */
+	if (hwpmc_alloc(fd, PMC_CLASS_SOFT, PMC_SOFT_SYSCALL_ENTER, PMC_MODE_TS,
+			0, PMC_CPU_ANY, 0, &id) != EINVAL)
+		return 10;
+	if (hwpmc_hooks_now(hooks) != HWPMC_HOOKBIT_PROC)
+		return 11;
 	/* CLOCK.HARD: no per-event hook of its own. */
 	if (hwpmc_soft_tc(fd, PMC_SOFT_CLOCK_HARD, 0, &id))
 		return 4;
