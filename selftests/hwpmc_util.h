@@ -45,6 +45,19 @@ static inline int hwpmc_module_file(const char *sub, char *buf, size_t len)
 	return access(buf, R_OK) ? errno : 0;
 }
 
+/*
+ * Is this the project's debug kernel (scripts/debug-kernel: KASAN,
+ * lockdep, kmemleak...)?  Its release ends in "-hwpmc-debug".  A test
+ * whose figures are about time (where a busy task's time goes) may say
+ * less there, never more: the kernel itself takes much of every CPU.
+ */
+static inline bool hwpmc_debug_kernel(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.release, "-hwpmc-debug");
+}
+
 /* Load that module with @params: 0, or the errno finit_module gave. */
 static inline int hwpmc_module_load(const char *sub, const char *params)
 {

@@ -75,8 +75,12 @@ struct tp_page_fault {
 	unsigned long error_code;
 };
 
-/* Post-exit events kept with their times (the final switch-out, ...). */
-#define ORACLE_NPOST	8
+/*
+ * Post-exit events kept with their times (the final switch-out, the
+ * exit's page faults...).  8 was too few on the debug kernel, where an
+ * exiting thread is switched out and faults more often before it is gone.
+ */
+#define ORACLE_NPOST	32
 
 struct oracle_task {
 	__u32 tid;

@@ -612,7 +612,8 @@ static void compare(struct __test_metadata *_metadata,
 	n = oracle_all(self->o, all);
 	ASSERT_EQ(0, oracle_expect(all, n, target, desc, &base, want, &ntasks,
 				   &nprocs))
-		TH_LOG("the oracle lost a task or an exit log overflowed");
+		TH_LOG("the oracle lost a task (map full) or a thread had more than %d events after its exit",
+		       ORACLE_NPOST);
 	TH_LOG("uid %d, %s, %d threads in %d processes:", uid,
 	       desc ? "descendants" : "the target only", ntasks, nprocs);
 	for (e = 0; e < ORACLE_NEV; e++) {
