@@ -198,10 +198,7 @@ static void prof_rate(struct __test_metadata *_metadata,
 	 * time under emulation (20-66% of its samples in hot() there, the
 	 * rest in the kernel, where it was): a fifth at least.
 	 */
-	if (hwpmc_debug_kernel())
-		EXPECT_GE(s.in_hot, s.n / 5);
-	else
-		EXPECT_GE(s.in_hot, s.n / 2);
+	EXPECT_GE(s.in_hot, hwpmc_debug_kernel() ? s.n / 5 : s.n / 2);
 	if (flags & PMC_F_CALLCHAIN)
 		EXPECT_GE(s.chain_ok, s.in_hot * 9 / 10);
 

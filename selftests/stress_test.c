@@ -253,7 +253,7 @@ static void check_all_free(struct __test_metadata *_metadata)
 	close(fd);
 }
 
-TEST_F_TIMEOUT(stress, thousand_descendants, 240)
+TEST_F_TIMEOUT(stress, thousand_descendants, 600)
 {
 	static const __u32 ev[4] = { PMC_SOFT_SYSCALL_ENTER,
 				     PMC_SOFT_SCHED_SWITCH,

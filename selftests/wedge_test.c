@@ -260,7 +260,21 @@ static int detach_children(int fd, __u32 id, pid_t parent)
 	return n;
 }
 
-TEST(many_descendants_as_uid65534)
+/* A fixture only for its time limit (a plain TEST() has 30 s). */
+FIXTURE(wide) {
+	int dummy;
+};
+
+FIXTURE_SETUP(wide)
+{
+}
+
+FIXTURE_TEARDOWN(wide)
+{
+}
+
+/* 300 s: the debug kernel takes over 30 s to fork and attach them all. */
+TEST_F_TIMEOUT(wide, many_descendants_as_uid65534, 300)
 {
 	int go[2], fd, i, attached = 0, status;
 	pid_t parent;
