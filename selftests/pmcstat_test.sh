@@ -145,8 +145,9 @@ for who in root nobody; do
 	"$PMCSTAT" -R "$T/mix.log" -F "$T/mix.folded" 2>/dev/null
 	hot=$(awk '/hot [0-9]+$/ { n += $NF } END { print n + 0 }' "$T/mix.folded")
 	all=$(awk '{ n += $NF } END { print n + 0 }' "$T/mix.folded")
-	ok "$who: -p with -P: the samples fall in hot ($hot of $all)" \
-		test "$all" -gt 0 -a $((hot * 2)) -gt "$all"
+	min=$(hot_share_min)
+	ok "$who: -p with -P: the samples fall in hot ($hot of $all, over $min%)" \
+		test "$all" -gt 0 -a $((hot * 100)) -gt $((all * min))
 	"$PMCSTAT" -R "$T/mix.log" >"$T/mix.dump" 2>/dev/null
 	ok "$who: -p with -P: the log names the sampler (TS) and the counter (TC)" \
 		test "$(grep -c 'PMCALLOCATE.*mode=TS' "$T/mix.dump")" -eq 1 -a \
