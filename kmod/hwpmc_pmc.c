@@ -393,6 +393,17 @@ static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 	return 0;
 }
 
+/* What every allocation checks first: a live owner, a valid request. */
+static int hwpmc_allocate_ok(struct hwpmc_owner *po,
+			     const struct pmc_op_pmcallocate *a,
+			     const struct hwpmc_class **clsp)
+{
+	hwpmc_owner_assert_held(po);
+	if (po->dead)
+		return -ESRCH;	/* its opener exited */
+	return hwpmc_check_allocate(a, clsp);
+}
+
 /*
  * Every PMC holds the scheduler and process hooks, from before it can run
  * until it is gone (hwpmc_hooks.c): its class's switch callbacks, its
@@ -447,10 +458,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	u32 hooks;
 	int err;
 
-	hwpmc_owner_assert_held(po);
-	if (po->dead)
-		return -ESRCH;	/* its opener exited */
-	err = hwpmc_check_allocate(a, &cls);
+	err = hwpmc_allocate_ok(po, a, &cls);
 	if (err)
 		return err;
 	if (atomic_read(&po->user->pmcs) >= READ_ONCE(hwpmc_max_pmcs_per_user) &&
@@ -499,10 +507,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	u32 ustack = 0;
 
 	lockdep_assert_held(&hwpmc_sx);
-	hwpmc_owner_assert_held(po);
-	if (po->dead)
-		return -ESRCH;	/* its opener exited */
-	err = hwpmc_check_allocate(a, &cls);
+	err = hwpmc_allocate_ok(po, a, &cls);
 	if (err)
 		return err;
 	if (want >= (int)cls->nrows)
