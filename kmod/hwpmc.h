@@ -503,6 +503,8 @@ int hwpmc_owner_charge(struct hwpmc_owner *po);
 void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
 u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a);
+int hwpmc_pmc_allocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a,
+		       int want);
 int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 			  struct pmc_op_pmcallocate *a, int want);
 int hwpmc_op_pmcrelease(struct hwpmc_owner *po, struct pmc_op_simple *a);

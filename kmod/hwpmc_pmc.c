@@ -273,13 +273,18 @@ void hwpmc_owner_uncharge(struct hwpmc_owner *po)
 	po->user = NULL;
 }
 
+/* Would @n PMCs put the calling user over its limit (root has none)? */
+static bool hwpmc_pmcs_over_limit(int n)
+{
+	return n > READ_ONCE(hwpmc_max_pmcs_per_user) && !hwpmc_priv_system();
+}
+
 /* One more PMC for @po's user, or ENOSPC. */
 static int hwpmc_pmc_charge(struct hwpmc_owner *po)
 {
 	struct hwpmc_user *u = po->user;
 
-	if (atomic_inc_return(&u->pmcs) > READ_ONCE(hwpmc_max_pmcs_per_user) &&
-	    !hwpmc_priv_system()) {
+	if (hwpmc_pmcs_over_limit(atomic_inc_return(&u->pmcs))) {
 		atomic_dec(&u->pmcs);
 		return -ENOSPC;
 	}
@@ -447,12 +452,14 @@ u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a)
 }
 
 /*
- * PMCALLOCATE: the owner's lock held; takes hwpmc_sx after the hooks.  A
+ * A PMC of @a on row @want (hwpmc_pmc_allocate_at()), with the owner's
+ * lock held and not hwpmc_sx, which this takes after the hooks.  A
  * request that is bound to fail (bad arguments, no privilege, a dead
  * owner, the user's PMCs at their limit) fails first, attaching nothing;
  * hwpmc_pmc_allocate_at() checks it all again under hwpmc_sx.
  */
-int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
+int hwpmc_pmc_allocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a,
+		       int want)
 {
 	const struct hwpmc_class *cls;
 	u32 hooks;
@@ -461,8 +468,7 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 	err = hwpmc_allocate_ok(po, a, &cls);
 	if (err)
 		return err;
-	if (atomic_read(&po->user->pmcs) >= READ_ONCE(hwpmc_max_pmcs_per_user) &&
-	    !hwpmc_priv_system())
+	if (hwpmc_pmcs_over_limit(atomic_read(&po->user->pmcs) + 1))
 		return -ENOSPC;
 	hooks = hwpmc_alloc_hooks(a);
 	err = hwpmc_hooks_get(hooks);
@@ -470,11 +476,16 @@ int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
 		return err;
 	err = mutex_lock_killable(&hwpmc_sx);
 	if (!err) {
-		err = hwpmc_pmc_allocate_at(po, a, -1);
+		err = hwpmc_pmc_allocate_at(po, a, want);
 		mutex_unlock(&hwpmc_sx);
 	}
 	hwpmc_hooks_put(hooks);
 	return err;
+}
+
+int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a)
+{
+	return hwpmc_pmc_allocate(po, a, -1);
 }
 
 /* The PMC's memory, once no hook can see it (a grace period). */

@@ -185,7 +185,6 @@ int pmc_configure_counter(struct task_struct *l, int ctr,
 	struct pmc_op_pmcattach at = { };
 	struct pmc9_ctx *ctx;
 	unsigned int idx;
-	u32 hooks;
 	int err;
 
 	cls = pmc9_row(ctr, &idx);
@@ -205,14 +204,7 @@ int pmc_configure_counter(struct task_struct *l, int ctr,
 	a.pm_mode = PMC_MODE_TC;
 	a.pm_flags = PMC_F_DESCENDANTS;
 	a.pm_count = cfg->reset_value;
-	hooks = hwpmc_alloc_hooks(&a);
-	err = hwpmc_hooks_get(hooks);
-	if (!err) {
-		mutex_lock(&hwpmc_sx);
-		err = hwpmc_pmc_allocate_at(ctx->po, &a, idx);
-		mutex_unlock(&hwpmc_sx);
-		hwpmc_hooks_put(hooks);
-	}
+	err = hwpmc_pmc_allocate(ctx->po, &a, idx);
 	if (!err) {
 		at.pm_pmcid = a.pm_pmcid;
 		at.pm_pid = task_tgid_vnr(l);
