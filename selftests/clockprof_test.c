@@ -9,12 +9,15 @@
  *
  * The job blocks before and after its work, and the PMC and the job's
  * processes' CPU clocks (clock_getcpuclockid()) are read meanwhile, so
- * that both sides cover the same window.
+ * that both sides cover the same window: the PMC is read between two
+ * reads of the clocks that agree (quiet_read()).
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -66,6 +69,83 @@ static __u64 cpu_clock_of(pid_t pid)
 	if (clock_getcpuclockid(pid, &clk) || clock_gettime(clk, &ts))
 		return 0;
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Is every thread of @pid off its CPU, blocked?  /proc/PID/task/TID/syscall
+ * answers "running" for a thread that is runnable or has not yet switched
+ * out of the sleep it entered, and waits for a sleeping one to be off its
+ * CPU before it answers anything else.  1: all blocked; 0: not yet; -1:
+ * error.
+ */
+static int job_blocked(pid_t pid)
+{
+	char path[300], line[16];
+	struct dirent *de;
+	int rc = 1, f;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while (rc == 1 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid,
+			 de->d_name);
+		f = open(path, O_RDONLY);
+		if (f < 0) {
+			rc = -1;
+			break;
+		}
+		n = read(f, line, sizeof(line) - 1);
+		close(f);
+		if (n <= 0)
+			rc = -1;
+		else if (!strncmp(line, "running", 7))
+			rc = 0;
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * The PMC (@pmc) and the scheduler's CPU time of @pid and @other (0: none)
+ * at one moment when none of their threads runs.  A job that wrote its word
+ * is not blocked yet: it still runs into its read(), and a starved virtual
+ * CPU can stretch that to milliseconds; and a process's CPU clock read from
+ * another process leaves out the time of a stint still running.  So the
+ * read waits until every thread is blocked, and is taken only if the
+ * clocks did not move across it.  0 on success.
+ */
+static int quiet_read(int fd, __u32 id, pid_t pid, pid_t other,
+		      __u64 *pmc, __u64 *sched)
+{
+	__u64 before, after;
+	int tries, b;
+
+	for (tries = 0; tries < 5000; tries++) {
+		b = job_blocked(pid);
+		if (b == 1 && other)
+			b = job_blocked(other);
+		if (b < 0)
+			return -1;
+		if (!b) {
+			usleep(1000);
+			continue;
+		}
+		before = cpu_clock_of(pid) + (other ? cpu_clock_of(other) : 0);
+		if (hwpmc_read(fd, id, pmc))
+			return -1;
+		after = cpu_clock_of(pid) + (other ? cpu_clock_of(other) : 0);
+		if (before == after) {
+			*sched = after;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /* Parent and child: ROUNDS round trips of a byte over two pipes. */
@@ -228,9 +308,8 @@ static int run_job(struct hwpmc_child *me, void *arg)
 	 * read from here) stands still, so both sides cover one window.
 	 */
 	if (hwpmc_xread(res[0], &other, sizeof(other)) ||
-	    hwpmc_read(fd, id, &pmc_start))
+	    quiet_read(fd, id, pid, 0, &pmc_start, &sched_start))
 		return 17;
-	sched_start = cpu_clock_of(pid);
 	if (!sched_start || write(rel[1], "g", 1) != 1)
 		return 17;
 	if (hwpmc_xread(res[0], &other, sizeof(other))) {
@@ -239,11 +318,10 @@ static int run_job(struct hwpmc_child *me, void *arg)
 			return 100 + WEXITSTATUS(status);
 		return WIFSIGNALED(status) ? 200 + WTERMSIG(status) : 17;
 	}
-	if (hwpmc_read(fd, id, &pmc_ns))
+	/* @other was forked in the window: all of its time is in it. */
+	if (quiet_read(fd, id, pid, other, &pmc_ns, &sched_ns))
 		return 18;
-	sched_ns = cpu_clock_of(pid) - sched_start;
-	if (other)
-		sched_ns += cpu_clock_of(other);	/* forked in the window */
+	sched_ns -= sched_start;
 	pmc_ns -= pmc_start;
 	close(rel[1]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
