@@ -382,15 +382,26 @@ struct hwpmc_pmc {
 	struct rcu_head rcu;
 };
 
+/* PMC modes (enum pmc_mode): system scope, sampling.  Any context. */
+static inline bool hwpmc_mode_system(u32 mode)
+{
+	return mode == PMC_MODE_SS || mode == PMC_MODE_SC;
+}
+
+static inline bool hwpmc_mode_sampling(u32 mode)
+{
+	return mode == PMC_MODE_SS || mode == PMC_MODE_TS;
+}
+
 static inline bool hwpmc_is_system(const struct hwpmc_pmc *pm)
 {
-	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_SC;
+	return hwpmc_mode_system(pm->mode);
 }
 
 /* Any context, NMI included. */
 static inline bool hwpmc_is_sampling(const struct hwpmc_pmc *pm)
 {
-	return pm->mode == PMC_MODE_SS || pm->mode == PMC_MODE_TS;
+	return hwpmc_mode_sampling(pm->mode);
 }
 
 static inline bool hwpmc_running(const struct hwpmc_pmc *pm)
@@ -503,6 +514,8 @@ int hwpmc_owner_charge(struct hwpmc_owner *po);
 void hwpmc_owner_uncharge(struct hwpmc_owner *po);
 int hwpmc_op_pmcallocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a);
 u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a);
+int hwpmc_alloc_begin(u32 hooks);
+void hwpmc_alloc_end(u32 hooks);
 int hwpmc_pmc_allocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a,
 		       int want);
 int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,

@@ -135,7 +135,7 @@ static int hwpmc_pick_row(const struct hwpmc_class *cls,
 			  struct hwpmc_owner *po, int want)
 {
 	u32 mode = a->pm_mode, cpu = a->pm_cpu;
-	bool sys = mode == PMC_MODE_SS || mode == PMC_MODE_SC;
+	bool sys = hwpmc_mode_system(mode);
 	int best = -EINVAL;
 	unsigned int r;
 
@@ -339,8 +339,8 @@ static bool hwpmc_period_ok(const struct hwpmc_class *cls, u32 event,
 static int hwpmc_check_allocate(const struct pmc_op_pmcallocate *a,
 				const struct hwpmc_class **clsp)
 {
-	bool sys = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_SC;
-	bool sampling = a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_TS;
+	bool sys = hwpmc_mode_system(a->pm_mode);
+	bool sampling = hwpmc_mode_sampling(a->pm_mode);
 	const struct hwpmc_class *cls;
 
 	if (!HWPMC_RESERVED_ZERO(a->pm_reserved))
@@ -444,7 +444,7 @@ u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a)
 	const struct hwpmc_class *cls = hwpmc_class_find(a->pm_class);
 	u32 mask = BIT(HWPMC_HOOK_SWITCH) | BIT(HWPMC_HOOK_PROC);
 
-	if (a->pm_mode == PMC_MODE_SS || a->pm_mode == PMC_MODE_TS)
+	if (hwpmc_mode_sampling(a->pm_mode))
 		mask |= BIT(HWPMC_HOOK_MAPS);
 	if (cls && cls->ops->hooks_needed)
 		mask |= cls->ops->hooks_needed(a);
@@ -458,6 +458,29 @@ u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a)
  * owner, the user's PMCs at their limit) fails first, attaching nothing;
  * hwpmc_pmc_allocate_at() checks it all again under hwpmc_sx.
  */
+/*
+ * The frame of every allocation (PMCALLOCATE, pmc(9), kctr): @hooks
+ * (hwpmc_alloc_hooks()) attached first, outside the global lock, then
+ * hwpmc_sx, killably.  0: both held, to be dropped by hwpmc_alloc_end().
+ */
+int hwpmc_alloc_begin(u32 hooks)
+{
+	int err = hwpmc_hooks_get(hooks);
+
+	if (err)
+		return err;
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (err)
+		hwpmc_hooks_put(hooks);
+	return err;
+}
+
+void hwpmc_alloc_end(u32 hooks)
+{
+	mutex_unlock(&hwpmc_sx);
+	hwpmc_hooks_put(hooks);
+}
+
 int hwpmc_pmc_allocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a,
 		       int want)
 {
@@ -471,15 +494,11 @@ int hwpmc_pmc_allocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a,
 	if (hwpmc_pmcs_over_limit(atomic_read(&po->user->pmcs) + 1))
 		return -ENOSPC;
 	hooks = hwpmc_alloc_hooks(a);
-	err = hwpmc_hooks_get(hooks);
+	err = hwpmc_alloc_begin(hooks);
 	if (err)
 		return err;
-	err = mutex_lock_killable(&hwpmc_sx);
-	if (!err) {
-		err = hwpmc_pmc_allocate_at(po, a, want);
-		mutex_unlock(&hwpmc_sx);
-	}
-	hwpmc_hooks_put(hooks);
+	err = hwpmc_pmc_allocate_at(po, a, want);
+	hwpmc_alloc_end(hooks);
 	return err;
 }
 

@@ -23,18 +23,9 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#define NOBODY		65534
 #define ROUNDS		10000		/* ping-pong round trips */
 #define NTHREADS	4
 #define THREAD_NS	150000000ull	/* CPU time per thread */
-
-/* uid 65534, dumpable again (the uid change cleared it). */
-static int become_nobody(void)
-{
-	return setresgid(NOBODY, NOBODY, NOBODY) ||
-	       setresuid(NOBODY, NOBODY, NOBODY) ||
-	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-}
 
 /*
  * A job, run in the gated child: tells its CPU time so far on @out and
@@ -286,7 +277,7 @@ static int run_job(struct hwpmc_child *me, void *arg)
 	__u32 id;
 	pid_t pid;
 
-	if (r->nobody && become_nobody())
+	if (r->nobody && hwpmc_become_nobody())
 		return 10;
 	if (pipe(res) || pipe(rel))
 		return 11;

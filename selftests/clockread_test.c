@@ -15,16 +15,8 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#define NOBODY		65534
 #define HOLD_MS		"15000"
 #define NREADS		50
-
-static int become_nobody(void)
-{
-	return setresgid(NOBODY, NOBODY, NOBODY) ||
-	       setresuid(NOBODY, NOBODY, NOBODY) ||
-	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-}
 
 /*
  * The PMCs' side (root or nobody): two counting PMCs on a busy target
@@ -39,7 +31,7 @@ static int reader(struct hwpmc_child *me, void *arg)
 	int fd, go, i;
 	pid_t pid;
 
-	if (nobody && become_nobody())
+	if (nobody && hwpmc_become_nobody())
 		return 10;
 	fd = hwpmc_open();
 	if (fd < 0)

@@ -24,16 +24,8 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#define NOBODY		65534
 #define PERIOD		100000ull	/* ns: 10 kHz */
 #define LOOP_NS		500000000ull	/* CPU time per thread */
-
-static int become_nobody(void)
-{
-	return setresgid(NOBODY, NOBODY, NOBODY) ||
-	       setresuid(NOBODY, NOBODY, NOBODY) ||
-	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-}
 
 /*
  * In a child: uid 65534 if @nobody, /dev/hwpmc open (*@fd) with its log at
@@ -42,7 +34,7 @@ static int become_nobody(void)
  */
 static int open_logged(bool nobody, char *path, int *fd, int *logfd)
 {
-	if (nobody && become_nobody())
+	if (nobody && hwpmc_become_nobody())
 		return 10;
 	snprintf(path, 64, "/tmp/hwpmc-clocksample.%d.log", getpid());
 	*logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -22,29 +22,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#define NOBODY		65534
-
-/* Wait (polling, no time limit but a generous one) until none is. */
-static long hooks_wait_none(int fd)
-{
-	long m = -1;
-	int i;
-
-	for (i = 0; i < 1200; i++) {
-		m = hwpmc_hooks_now(fd);
-		if (m <= 0)
-			return m;
-		usleep(100 * 1000);
-	}
-	return m;
-}
-
-static int become_nobody(void)
-{
-	return setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	       setresuid(NOBODY, NOBODY, NOBODY) ||
-	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-}
 
 /* The calling thread's CPU time (se.sum_exec_runtime, up to now). */
 static long long runtime_ns(void)
@@ -169,7 +146,7 @@ static int cycle(int hooks, int *quiet)
 	int fd, err;
 	__u32 id;
 
-	if (hooks_wait_none(hooks) != 0)
+	if (hwpmc_hooks_wait_off(hooks, -1) != 0)
 		return 1;
 	fd = hwpmc_open();
 	if (fd < 0)
@@ -193,7 +170,7 @@ static int cycle(int hooks, int *quiet)
 	if (hwpmc_release(fd, id))
 		return 6;
 	close(fd);
-	if (hooks_wait_none(hooks) != 0)
+	if (hwpmc_hooks_wait_off(hooks, -1) != 0)
 		return 7;
 	fd = hwpmc_open();
 	if (fd < 0)
@@ -202,7 +179,7 @@ static int cycle(int hooks, int *quiet)
 	close(fd);
 	if (err)
 		return err;
-	return hooks_wait_none(hooks) != 0 ? 9 : 0;
+	return hwpmc_hooks_wait_off(hooks, -1) != 0 ? 9 : 0;
 }
 
 struct nobody_arg {
@@ -215,7 +192,7 @@ static int cycle_as_nobody(struct hwpmc_child *me, void *arg)
 	struct nobody_arg *a = arg;
 	int quiet = 0, err;
 
-	if (become_nobody())
+	if (hwpmc_become_nobody())
 		return 40;
 	err = cycle(a->hooks, &quiet);
 	if (!err && hwpmc_send_u64(me, quiet))
@@ -242,7 +219,7 @@ static int orphan_as(bool nobody)
 	if (opener < 0)
 		return 50;
 	if (!opener) {
-		if (nobody && become_nobody())
+		if (nobody && hwpmc_become_nobody())
 			_exit(51);
 		fd = hwpmc_open();
 		if (fd < 0 || pipe(gate))
@@ -311,9 +288,9 @@ TEST_F(hooks, none_at_load)
 /* An owner with no PMC still ends with its opener's exit. */
 TEST_F_TIMEOUT(hooks, owner_without_pmc_ends_with_its_opener, 300)
 {
-	ASSERT_EQ(0, hooks_wait_none(self->hooks));
+	ASSERT_EQ(0, hwpmc_hooks_wait_off(self->hooks, -1));
 	EXPECT_EQ(0, orphan_as(false)) TH_LOG("root");
-	ASSERT_EQ(0, hooks_wait_none(self->hooks));
+	ASSERT_EQ(0, hwpmc_hooks_wait_off(self->hooks, -1));
 	EXPECT_EQ(0, orphan_as(true)) TH_LOG("uid 65534");
 }
 

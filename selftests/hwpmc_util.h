@@ -518,6 +518,25 @@ static inline long hwpmc_hooks_now(int fd)
 	return strtol(buf, NULL, 0);
 }
 
+/*
+ * Wait (up to 120 s) until none of the hooks in @mask is attached (an
+ * unused hook is detached after a linger): 0, the hooks of @mask still
+ * attached, or -1 on error.
+ */
+static inline long hwpmc_hooks_wait_off(int fd, long mask)
+{
+	long m = -1;
+	int i;
+
+	for (i = 0; i < 12000; i++) {
+		m = hwpmc_hooks_now(fd);
+		if (m < 0 || !(m & mask))
+			return m < 0 ? -1 : 0;
+		usleep(10 * 1000);
+	}
+	return m & mask;
+}
+
 /* Write @v to @path (a hold file): "0" lets the held CPU go.  0/errno. */
 static inline int hwpmc_hold_write_at(const char *path, const char *v)
 {

@@ -15,13 +15,6 @@
 
 #define OWNERS	"/proc/sys/kernel/hwpmc/max_owners_per_user"
 #define PMCS	"/proc/sys/kernel/hwpmc/max_pmcs_per_user"
-#define NOBODY	65534
-
-static int become_nobody(void)
-{
-	return setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	       setresuid(NOBODY, NOBODY, NOBODY);
-}
 
 FIXTURE(lim) {
 	long owners, pmcs;
@@ -71,7 +64,7 @@ static int owners_probe(struct hwpmc_child *me, void *arg)
 	__u64 v;
 	pid_t kid;
 
-	if (become_nobody())
+	if (hwpmc_become_nobody())
 		return 100;
 	fd[0] = hwpmc_open();
 	/* Another process of the same user holds one. */
@@ -138,7 +131,7 @@ static int pmcs_probe(struct hwpmc_child *me, void *arg)
 	int a, b, i, err;
 	__u32 id[6];
 
-	if (become_nobody())
+	if (hwpmc_become_nobody())
 		return 100;
 	a = hwpmc_open();
 	b = hwpmc_open();

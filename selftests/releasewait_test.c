@@ -187,10 +187,7 @@ static void run(struct __test_metadata *_metadata, struct wait_case *w)
 		int hooks = open(HWPMC_HOOKS, O_RDONLY | O_CLOEXEC);
 
 		ASSERT_LE(0, hooks);
-		for (i = 0; i < 100000 && hwpmc_cpu_held() == 2 &&
-		     (hwpmc_hooks_now(hooks) & HWPMC_HOOKBIT_SYS_ENTER); i++)
-			usleep(1000);
-		EXPECT_EQ(0, hwpmc_hooks_now(hooks) & HWPMC_HOOKBIT_SYS_ENTER);
+		EXPECT_EQ(0, hwpmc_hooks_wait_off(hooks, HWPMC_HOOKBIT_SYS_ENTER));
 		close(hooks);
 		ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("%s: the hook was not detached while CPU 1 was held",
 						      who);

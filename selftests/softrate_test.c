@@ -19,15 +19,6 @@
 
 #define LOGPATH		"/tmp/hwpmc-softrate-test.log"
 #define SYSCTL_RATE	"/proc/sys/kernel/hwpmc/max_sample_rate"
-#define NOBODY		65534
-
-/* uid 65534, dumpable again (the uid change cleared it): attachable. */
-static int become_nobody(void)
-{
-	return setresgid(NOBODY, NOBODY, NOBODY) ||
-	       setresuid(NOBODY, NOBODY, NOBODY) ||
-	       prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-}
 
 /* PMCALLOCATE of a process-scope SOFT sampler; 0 or the errno. */
 static int alloc_ts(int fd, __u32 event, __u64 period, __u32 *id)
@@ -59,7 +50,7 @@ static int nobody_periods(struct hwpmc_child *me, void *arg)
 	__u32 id;
 	int fd, err;
 
-	if (become_nobody())
+	if (hwpmc_become_nobody())
 		return 10;
 	fd = hwpmc_open();
 	if (fd < 0)
@@ -163,7 +154,7 @@ static int idle_cpu_sampler(struct hwpmc_child *me, void *arg)
 	__u32 id;
 	int fd, i, logfd = *(int *)arg;
 
-	if (become_nobody())
+	if (hwpmc_become_nobody())
 		return 10;
 	fd = hwpmc_open();
 	if (fd < 0 || hwpmc_configure_log(fd, logfd))

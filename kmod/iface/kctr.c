@@ -115,15 +115,9 @@ int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 	hwpmc_owner_assert_held(po);
 	if (kc->allocated)
 		hwpmc_kctr_release(po, kc);
-	/* Attached before hwpmc_sx, as PMCALLOCATE does. */
-	err = hwpmc_hooks_get(hooks);
+	err = hwpmc_alloc_begin(hooks);
 	if (err)
 		return err;
-	err = mutex_lock_killable(&hwpmc_sx);
-	if (err) {
-		hwpmc_hooks_put(hooks);
-		return err;
-	}
 	for_each_online_cpu(cpu) {
 		struct pmc_op_pmcallocate a = {
 			.pm_cpu = cpu,
@@ -143,8 +137,7 @@ int hwpmc_kctr_alloc(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 		if (holds_count)
 			pm->pflags |= HWPMC_PF_HOLDS_COUNT;
 	}
-	mutex_unlock(&hwpmc_sx);
-	hwpmc_hooks_put(hooks);
+	hwpmc_alloc_end(hooks);
 	kc->allocated = true;
 	if (err)
 		hwpmc_kctr_release(po, kc);
