@@ -103,18 +103,22 @@ struct hwpmc_class_ops {
 	void (*release)(struct hwpmc_pmc *pm);
 	/*
 	 * State changes (hwpmc_sx held).  The core publishes pm->state after
-	 * them, so that SOFT's CLOCK.PROF folds what ran before start and
-	 * until stop; a class whose hooks decide from pm->state on other
-	 * CPUs (x86: the switch hook) publishes it itself first.
+	 * them; a class whose hooks decide from pm->state on other CPUs
+	 * (x86: the switch hook) publishes it itself first.
 	 */
 	void (*start)(struct hwpmc_pmc *pm);
 	void (*stop)(struct hwpmc_pmc *pm);
 	/*
-	 * Optional: running @pm was attached to more processes (PMCATTACH
-	 * of a running PMC whose targets all exited; owner lock held, no
-	 * other lock), which may be running now.
+	 * Optional: bring what every CPU counted for @pm's targets up to now
+	 * (SOFT's CLOCK.PROF folds the CPU time its tasks ran so far): before
+	 * PMCSTART publishes RUNNING, so that a PMC counts from its start;
+	 * after it, for a sampler, whose timers arm where a target runs now;
+	 * before PMCSTOP publishes STOPPED, so that it counts up to its stop;
+	 * and after a running PMC was attached to processes that may be
+	 * running now.  Waits for every CPU, so never under hwpmc_sx: the
+	 * owner's lock held, no other lock.
 	 */
-	void (*attached)(struct hwpmc_pmc *pm);
+	void (*sync)(struct hwpmc_pmc *pm);
 	/* The current value of a counting PMC. */
 	u64 (*read)(struct hwpmc_pmc *pm);
 	/* NULL: not writable (EOPNOTSUPP). */
@@ -525,6 +529,7 @@ int hwpmc_pmcs_release(struct hwpmc_owner *po, const u32 *ids,
 		       unsigned int n);
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a);
+int hwpmc_pmc_stop_locked(struct hwpmc_owner *po, struct pmc_op_simple *a);
 int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a);
 int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a);
 int hwpmc_op_pmcattach(struct hwpmc_owner *po, struct pmc_op_pmcattach *a);

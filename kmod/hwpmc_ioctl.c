@@ -172,7 +172,8 @@ static const struct hwpmc_op_desc hwpmc_ops[PMC_OP_MAX + 1] = {
 	HWPMC_OP(PMCSETCOUNT, hwpmc_op_pmcsetcount, OWNER),
 	/* May attach (as PMCATTACH); takes hwpmc_sx itself. */
 	HWPMC_OP(PMCSTART, hwpmc_op_pmcstart, OWNER),
-	HWPMC_OP(PMCSTOP, hwpmc_op_pmcstop, ALL),
+	/* Waits for every CPU first (the class's sync); takes hwpmc_sx. */
+	HWPMC_OP(PMCSTOP, hwpmc_op_pmcstop, OWNER),
 	HWPMC_OP(WRITELOG, hwpmc_op_writelog, NONE),
 	HWPMC_OP(CLOSELOG, hwpmc_op_closelog, NONE),
 	HWPMC_OP(GETDYNEVENTINFO, hwpmc_op_getdyneventinfo, NONE),

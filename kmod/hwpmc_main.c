@@ -39,7 +39,9 @@
  *                    list, and never across a wait a user controls (nor
  *                    a grace period: the release of sampling PMCs drops
  *                    it while it waits for one, hwpmc_pmcs_quiesce();
- *                    an allocation takes its hooks before it)
+ *                    an allocation takes its hooks before it; PMCSTART
+ *                    and PMCSTOP run the class's sync, which waits for
+ *                    every CPU, before it)
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
  *                    held (under hwpmc_sx) to free their user-stack

@@ -964,8 +964,9 @@ static void hwpmc_log_attach(struct hwpmc_pmc *pm, struct task_struct *task)
 /*
  * PMCSTART runs with the owner's lock only and takes hwpmc_sx itself: a
  * PMC never attached attaches first, which may wait for its owner's
- * exec_update_lock and mmap lock, and a system sampler's MAP_IN records
- * take every process's mmap lock.
+ * exec_update_lock and mmap lock, a system sampler's MAP_IN records
+ * take every process's mmap lock, and the class's sync waits for every
+ * CPU (a stalled one stalls this owner only).
  */
 int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
@@ -1008,6 +1009,8 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		if (err)
 			return err;
 	}
+	if (pm->state != PMC_STATE_RUNNING && pm->cls->ops->sync)
+		pm->cls->ops->sync(pm);
 	err = mutex_lock_killable(&hwpmc_sx);
 	if (err)
 		return err;
@@ -1022,12 +1025,35 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 		a = NULL;	/* running already, or failed: no MAP_IN */
 	}
 	mutex_unlock(&hwpmc_sx);
+	/* A sampler's timers where its targets run now. */
+	if (a && hwpmc_is_sampling(pm) && pm->cls->ops->sync)
+		pm->cls->ops->sync(pm);
 	/* System sampling can hit any process: log all their mappings. */
 	if (a && pm->mode == PMC_MODE_SS)
 		hwpmc_maps_log_all(po);
 	return err;
 }
 
+/* Stop @a's PMC: hwpmc_sx and the owner's lock held (kctr). */
+int hwpmc_pmc_stop_locked(struct hwpmc_owner *po, struct pmc_op_simple *a)
+{
+	struct hwpmc_pmc *pm;
+	int err;
+
+	lockdep_assert_held(&hwpmc_sx);
+	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
+	if (!pm)
+		return err;
+	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
+		return -ENXIO;
+	hwpmc_pmc_stop(pm);
+	return 0;
+}
+
+/*
+ * PMCSTOP runs with the owner's lock only: the class's sync, which waits
+ * for every CPU, comes first, then hwpmc_sx for the stop itself.
+ */
 int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
 	struct hwpmc_pmc *pm;
@@ -1036,10 +1062,14 @@ int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (!pm)
 		return err;
-	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
-		return -ENXIO;
-	hwpmc_pmc_stop(pm);
-	return 0;
+	if (hwpmc_running(pm) && pm->cls->ops->sync)
+		pm->cls->ops->sync(pm);
+	err = mutex_lock_killable(&hwpmc_sx);
+	if (err)
+		return err;
+	err = hwpmc_pmc_stop_locked(po, a);
+	mutex_unlock(&hwpmc_sx);
+	return err;
 }
 
 /*

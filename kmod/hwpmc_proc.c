@@ -543,8 +543,8 @@ int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task)
 	err = hwpmc_attach_task(pm, task);
 	if (!err && (pm->flags & PMC_F_DESCENDANTS))
 		hwpmc_attach_descendants(pm, task);
-	if (!err && hwpmc_running(pm) && pm->cls->ops->attached)
-		pm->cls->ops->attached(pm);
+	if (!err && hwpmc_running(pm) && pm->cls->ops->sync)
+		pm->cls->ops->sync(pm);
 	return err;
 }
 

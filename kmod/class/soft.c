@@ -535,7 +535,7 @@ static void soft_prof_arm(struct soft_cpu *sc, struct task_struct *task)
  * Every task, while a system-scope CLOCK.PROF PMC counts here; else a
  * task of a process that is a target of a process-scope one, in any
  * state: a PMC that starts, or one attached while running, folds every
- * CPU's current task (soft_prof_sync()), so a stint that began before
+ * CPU's current task (soft_sync()), so a stint that began before
  * is counted from there.  Everyone else's switches leave the CPU's
  * state alone.  IRQs off: the RCU read side of the hash and the lists.
  */
@@ -709,20 +709,18 @@ static void hwpmc_soft_exit(struct task_struct *task)
 	local_irq_restore(flags);
 }
 
-/* IPI: bring CLOCK.PROF up to date on this CPU. */
-static void soft_prof_fold_ipi(void *unused)
-{
-	soft_prof_fold(this_cpu_ptr(&soft_cpu), current, true, NULL);
-}
-
 /*
- * PMCSTART, PMCSTOP and an attach of a running PMC (not reads): every CPU
- * folds what its task ran so far, so that a PMC counts from its start and
- * up to its stop, and follows its current task from now.
+ * IPI: bring CLOCK.PROF up to date on this CPU and follow its task from
+ * now; its sampling timer runs as that task needs (as at a switch).
  */
-static void soft_prof_sync(void)
+static void soft_prof_sync_ipi(void *unused)
 {
-	on_each_cpu(soft_prof_fold_ipi, NULL, 1);
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	soft_prof_fold(sc, current, true, NULL);
+	if (sc->prof_on || atomic_read(&soft_prof_nts) ||
+	    READ_ONCE(sc->sys_prof))
+		soft_prof_arm(sc, current);
 }
 
 /*
@@ -970,9 +968,10 @@ static void soft_prof_stop_cpu(unsigned int cpu)
 /*
  * A CLOCK.PROF sampling PMC starts (@pm) or stops (@pm NULL: @old).  A
  * system-scope one changes the timer of its CPU only.  A process-scope one
- * that starts is published RUNNING here, and every CPU looks once whether
- * it runs a target now (later ones arm at switch-in); one that stops
- * leaves the timers, which stop at their next expiry if no longer needed.
+ * that starts is published RUNNING here; every CPU looks once whether it
+ * runs a target now in the sync after the start (soft_sync(), outside
+ * hwpmc_sx; later ones arm at switch-in).  One that stops leaves the
+ * timers, which stop at their next expiry if no longer needed.
  */
 static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 				      struct hwpmc_pmc *old)
@@ -998,7 +997,6 @@ static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 	} else if (pm) {
 		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
 		atomic_inc(&soft_prof_nts);
-		on_each_cpu(soft_prof_rearm_ipi, NULL, 1);
 	} else {
 		atomic_dec(&soft_prof_nts);
 	}
@@ -1118,9 +1116,13 @@ static void soft_release(struct hwpmc_pmc *pm)
 }
 
 /*
- * The core publishes RUNNING after start and STOPPED after stop, so
- * CLOCK.PROF folds the CPU time used so far on every CPU: the PMC counts
- * from its start and up to its stop.  CLOCK.HARD runs the tick timers.
+ * Start and stop under hwpmc_sx: no wait for other CPUs here.  CLOCK.PROF's
+ * folds of every CPU run in soft_sync(), which the core calls outside the
+ * global lock before PMCSTART and PMCSTOP publish the state: a PMC counts
+ * from its start and up to its stop, give or take the moment between the
+ * fold and the publication.  A stop for another reason (release, close,
+ * the log gone) leaves a running target's current stint uncounted.
+ * CLOCK.HARD runs the tick timers.
  */
 static void soft_start(struct hwpmc_pmc *pm)
 {
@@ -1136,8 +1138,6 @@ static void soft_start(struct hwpmc_pmc *pm)
 	} else {
 		atomic64_set(&pm->remaining, pm->reload);
 	}
-	if (pm->event == PMC_SOFT_CLOCK_PROF)
-		soft_prof_sync();
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
 		soft_prof_samplers_update(pm, NULL);
 	if (pm->event == PMC_SOFT_CLOCK_HARD)
@@ -1146,8 +1146,6 @@ static void soft_start(struct hwpmc_pmc *pm)
 
 static void soft_stop(struct hwpmc_pmc *pm)
 {
-	if (pm->event == PMC_SOFT_CLOCK_PROF)
-		soft_prof_sync();
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
 		soft_prof_samplers_update(NULL, pm);
 	if (pm->event == PMC_SOFT_CLOCK_HARD)
@@ -1155,14 +1153,15 @@ static void soft_stop(struct hwpmc_pmc *pm)
 }
 
 /*
- * A running CLOCK.PROF PMC attached to new targets, which may be running
- * now: every CPU folds its current task, so that the switch hook, which
- * follows a task from its switch-in only, follows these from now.
+ * Class op sync: every CPU folds its current task and follows it from now
+ * (the switch hook follows a task from its switch-in only, so a target
+ * already running, or just attached, is followed from here), and runs
+ * its sampling timer as that task needs.  Owner's lock only.
  */
-static void soft_attached(struct hwpmc_pmc *pm)
+static void soft_sync(struct hwpmc_pmc *pm)
 {
 	if (pm->event == PMC_SOFT_CLOCK_PROF)
-		soft_prof_sync();
+		on_each_cpu(soft_prof_sync_ipi, NULL, 1);
 }
 
 /*
@@ -1285,7 +1284,7 @@ const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.release	= soft_release,
 	.start		= soft_start,
 	.stop		= soft_stop,
-	.attached	= soft_attached,
+	.sync		= soft_sync,
 	.read		= soft_read,
 	.write		= soft_write,
 	.cpu_online	= soft_cpu_online,

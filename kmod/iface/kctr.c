@@ -86,7 +86,7 @@ static void hwpmc_kctr_stop_all(struct hwpmc_owner *po, struct hwpmc_kctr *kc,
 			if (!kc->pmcid[cpu])
 				continue;
 			s.pm_pmcid = kc->pmcid[cpu];
-			hwpmc_op_pmcstop(po, &s);
+			hwpmc_pmc_stop_locked(po, &s);
 		}
 	}
 	mutex_unlock(&hwpmc_sx);

@@ -237,13 +237,10 @@ static int pmc9_start_stop(struct task_struct *l, int ctr, bool start)
 	if (!ctx)
 		return -ENOENT;
 	s.pm_pmcid = pm->id;
-	if (start) {
+	if (start)
 		err = hwpmc_op_pmcstart(ctx->po, &s);
-	} else {
-		mutex_lock(&hwpmc_sx);
+	else
 		err = hwpmc_op_pmcstop(ctx->po, &s);
-		mutex_unlock(&hwpmc_sx);
-	}
 	mutex_unlock(&ctx->po->lock);
 	return err;
 }
