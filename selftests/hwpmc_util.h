@@ -771,6 +771,38 @@ static inline int hwpmc_become_nobody(void)
 }
 
 /*
+ * For the tests that hold a CPU while an operation waits: another owner's
+ * operations that take the global lock (open(), PMCALLOCATE, PMCRELEASE,
+ * close() of /dev/hwpmc), as uid 65534 if @nobody, in a child
+ * (hwpmc_child_start()) forked before the CPU is held.  It runs them on
+ * the parent's first word, says 1 when they returned, and exits only on a
+ * second word (once the CPU is let go: an exit's unmapping may flush TLBs
+ * by IPI, which would say nothing of hwpmc).  0, or the failed step.
+ */
+static inline int hwpmc_other_owner(struct hwpmc_child *me, bool nobody)
+{
+	__u64 v;
+	__u32 id;
+	int fd;
+
+	if (nobody && hwpmc_become_nobody())
+		return 10;
+	if (hwpmc_recv_u64(me, &v))
+		return 9;
+	fd = hwpmc_open();
+	if (fd < 0)
+		return 11;
+	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id))
+		return 12;
+	if (hwpmc_release(fd, id))
+		return 13;
+	close(fd);
+	if (hwpmc_send_u64(me, 1))
+		return 14;
+	return hwpmc_recv_u64(me, &v) ? 15 : 0;
+}
+
+/*
  * Run @fn(@arg) in a child as uid/gid 65534 ("nobody", no capabilities):
  * its return value (0..255), or -1 if the child did not exit normally.
  */

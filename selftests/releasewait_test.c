@@ -104,35 +104,10 @@ static int waiter(struct hwpmc_child *me, void *arg)
 	return 0;
 }
 
-/*
- * Another owner's operations under the global lock, on the parent's word:
- * 0 or the step.  Forked before CPU 1 is held, and exits only once it is
- * let go: a fork, or an exit's unmapping, may wait for CPU 1 itself (a
- * TLB flush of an address space that ran there), which would say nothing
- * of hwpmc.
- */
+/* Another owner's operations under the global lock, on CPU 0. */
 static int other(struct hwpmc_child *me, void *arg)
 {
-	const struct wait_case *w = arg;
-	__u64 v;
-	__u32 id;
-	int fd;
-
-	if (w->nobody && hwpmc_become_nobody())
-		return 10;
-	if (hwpmc_recv_u64(me, &v))
-		return 9;
-	fd = hwpmc_open();
-	if (fd < 0)
-		return 11;
-	if (hwpmc_soft_tc(fd, PMC_SOFT_SCHED_SWITCH, 0, &id))
-		return 12;
-	if (hwpmc_release(fd, id))
-		return 13;
-	close(fd);
-	if (hwpmc_send_u64(me, 1))
-		return 14;
-	return hwpmc_recv_u64(me, &v) ? 15 : 0;
+	return hwpmc_other_owner(me, ((const struct wait_case *)arg)->nobody);
 }
 
 /* Where @pid sleeps (its /proc wchan), into @buf; "" if unknown. */
