@@ -42,7 +42,8 @@
  *                    an allocation takes its hooks before it; PMCSTART
  *                    and PMCSTOP run the class's sync, which waits for
  *                    every CPU, before it)
- *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers)
+ *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers); SOFT's sync takes it
+ *                    under po->lock alone
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
  *                    held (under hwpmc_sx) to free their user-stack
  *                    areas with the last PMC_F_USERSTACK PMC

@@ -711,16 +711,28 @@ static void hwpmc_soft_exit(struct task_struct *task)
 
 /*
  * IPI: bring CLOCK.PROF up to date on this CPU and follow its task from
- * now; its sampling timer runs as that task needs (as at a switch).
+ * now.  @arm (non-NULL: a sampler's sync): the sampling timer fires by
+ * the time that task's samplers need, if sooner than it would; it is
+ * never put off, so that no owner's syncs, however many, delay another
+ * owner's samples.  IRQs off, on this CPU: takes no lock but the timer's.
  */
-static void soft_prof_sync_ipi(void *unused)
+static void soft_prof_sync_ipi(void *arm)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	u64 ns;
 
 	soft_prof_fold(sc, current, true, NULL);
-	if (sc->prof_on || atomic_read(&soft_prof_nts) ||
-	    READ_ONCE(sc->sys_prof))
+	if (!arm)
+		return;
+	if (!sc->prof_on) {
 		soft_prof_arm(sc, current);
+		return;
+	}
+	ns = soft_prof_next(sc, current, false);
+	if (ns && ktime_before(ns_to_ktime(ns),
+			       hrtimer_get_remaining(&sc->prof)))
+		hrtimer_start(&sc->prof, ns_to_ktime(ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /*
@@ -1128,7 +1140,7 @@ static void soft_start(struct hwpmc_pmc *pm)
 {
 	unsigned int cpu;
 
-	/* Not running: no CPU folds it (a stop waited for them all). */
+	/* Not running: no CPU credits it (its start's sync waited for all). */
 	if (soft_prof_per_cpu(pm)) {
 		s64 __percpu *left = pm->cls_pcpu;
 
@@ -1153,15 +1165,27 @@ static void soft_stop(struct hwpmc_pmc *pm)
 }
 
 /*
- * Class op sync: every CPU folds its current task and follows it from now
- * (the switch hook follows a task from its switch-in only, so a target
- * already running, or just attached, is followed from here), and runs
- * its sampling timer as that task needs.  Owner's lock only.
+ * Class op sync: every CPU (a system-scope PMC's own) folds its current
+ * task and follows it from now (the switch hook follows a task from its
+ * switch-in only, so a target already running, or just attached, is
+ * followed from here); for a sampler, its timer fires as that task needs.
+ * Owner's lock only.  The first sync of a start also orders it after any
+ * credit still in flight from before the last stop: each CPU credits with
+ * interrupts off, and answers the IPI only after.
  */
 static void soft_sync(struct hwpmc_pmc *pm)
 {
-	if (pm->event == PMC_SOFT_CLOCK_PROF)
-		on_each_cpu(soft_prof_sync_ipi, NULL, 1);
+	void *arm = hwpmc_is_sampling(pm) ? pm : NULL;
+
+	if (pm->event != PMC_SOFT_CLOCK_PROF)
+		return;
+	/* No IPI lands on a CPU past its offline callback. */
+	cpus_read_lock();
+	if (!hwpmc_is_system(pm))
+		on_each_cpu(soft_prof_sync_ipi, arm, 1);
+	else if (cpu_online(pm->cpu))	/* it counts there only */
+		smp_call_function_single(pm->cpu, soft_prof_sync_ipi, arm, 1);
+	cpus_read_unlock();
 }
 
 /*
