@@ -452,13 +452,6 @@ u32 hwpmc_alloc_hooks(const struct pmc_op_pmcallocate *a)
 }
 
 /*
- * A PMC of @a on row @want (hwpmc_pmc_allocate_at()), with the owner's
- * lock held and not hwpmc_sx, which this takes after the hooks.  A
- * request that is bound to fail (bad arguments, no privilege, a dead
- * owner, the user's PMCs at their limit) fails first, attaching nothing;
- * hwpmc_pmc_allocate_at() checks it all again under hwpmc_sx.
- */
-/*
  * The frame of every allocation (PMCALLOCATE, pmc(9), kctr): @hooks
  * (hwpmc_alloc_hooks()) attached first, outside the global lock, then
  * hwpmc_sx, killably.  0: both held, to be dropped by hwpmc_alloc_end().
@@ -481,6 +474,13 @@ void hwpmc_alloc_end(u32 hooks)
 	hwpmc_hooks_put(hooks);
 }
 
+/*
+ * A PMC of @a on row @want (hwpmc_pmc_allocate_at()), with the owner's
+ * lock held and not hwpmc_sx, which this takes after the hooks.  A
+ * request that is bound to fail (bad arguments, no privilege, a dead
+ * owner, the user's PMCs at their limit) fails first, attaching nothing;
+ * hwpmc_pmc_allocate_at() checks it all again under hwpmc_sx.
+ */
 int hwpmc_pmc_allocate(struct hwpmc_owner *po, struct pmc_op_pmcallocate *a,
 		       int want)
 {
@@ -1034,20 +1034,24 @@ int hwpmc_op_pmcstart(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	return err;
 }
 
+/* PMCSTOP's stop of @pm: hwpmc_sx and the owner's lock held. */
+static int hwpmc_pmc_stop_online(struct hwpmc_pmc *pm)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
+		return -ENXIO;
+	hwpmc_pmc_stop(pm);
+	return 0;
+}
+
 /* Stop @a's PMC: hwpmc_sx and the owner's lock held (kctr). */
 int hwpmc_pmc_stop_locked(struct hwpmc_owner *po, struct pmc_op_simple *a)
 {
 	struct hwpmc_pmc *pm;
 	int err;
 
-	lockdep_assert_held(&hwpmc_sx);
 	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
-	if (!pm)
-		return err;
-	if (hwpmc_is_system(pm) && !cpu_online(pm->cpu))
-		return -ENXIO;
-	hwpmc_pmc_stop(pm);
-	return 0;
+	return pm ? hwpmc_pmc_stop_online(pm) : err;
 }
 
 /*
@@ -1067,7 +1071,7 @@ int hwpmc_op_pmcstop(struct hwpmc_owner *po, struct pmc_op_simple *a)
 	err = mutex_lock_killable(&hwpmc_sx);
 	if (err)
 		return err;
-	err = hwpmc_pmc_stop_locked(po, a);
+	err = hwpmc_pmc_stop_online(pm);
 	mutex_unlock(&hwpmc_sx);
 	return err;
 }

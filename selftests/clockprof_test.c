@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #define ROUNDS		10000		/* ping-pong round trips */

@@ -12,7 +12,6 @@
 #include "hwpmc_util.h"
 
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #define HOLD_MS		"15000"
@@ -85,7 +84,7 @@ static void run(struct __test_metadata *_metadata, bool nobody)
 	const char *who = nobody ? "uid 65534" : "root";
 	struct hwpmc_child c;
 	__u64 v, prof = 0, sw = 0;
-	int i, status, still;
+	int status, still;
 	pid_t h;
 
 	ASSERT_EQ(0, hwpmc_child_start(&c, reader, &nobody));
@@ -93,9 +92,7 @@ static void run(struct __test_metadata *_metadata, bool nobody)
 						    who, hwpmc_child_wait(&c));
 	h = hwpmc_hold_cpu(1, HOLD_MS);
 	ASSERT_LT(0, h);
-	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
-		usleep(1000);
-	ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("CPU 1 was never held");
+	ASSERT_EQ(2, hwpmc_cpu_held_wait(1)) TH_LOG("CPU 1 was never held");
 	/* CPU 1 answers nothing now: the reads must not need it. */
 	ASSERT_EQ(0, hwpmc_send_u64(&c, 1));
 	ASSERT_EQ(0, hwpmc_recv_u64(&c, &prof))

@@ -21,7 +21,6 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #define PERIOD		100000ull	/* ns: 10 kHz */

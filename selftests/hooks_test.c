@@ -22,7 +22,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-
 /* The calling thread's CPU time (se.sum_exec_runtime, up to now). */
 static long long runtime_ns(void)
 {

@@ -497,6 +497,26 @@ static inline int hwpmc_cpu_held(void)
 	return n > 0 ? atoi(buf) : -1;
 }
 
+static inline __u64 hwpmc_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Burn @ns of the calling thread's CPU time in user mode. */
+static inline void hwpmc_burn_cpu_ns(__u64 ns)
+{
+	static volatile __u64 sink;
+	__u64 end = hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns, x = sink;
+
+	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (int i = 0; i < 20000; i++)
+			x = x * 6364136223846793005ull + 1;
+	sink = x;
+}
+
 /*
  * The test flavor's debugfs hwpmc-test/hooks: the hooks whose probe the
  * kernel's tracepoints hold now, BIT(enum hwpmc_hook) of kmod/hwpmc.h.
@@ -521,9 +541,13 @@ static inline long hwpmc_hooks_now(int fd)
 /*
  * Wait (up to 120 s) until none of the hooks in @mask is attached (an
  * unused hook is detached after a linger): 0, the hooks of @mask still
- * attached, or -1 on error.
+ * attached, or -1 on error.  @busy: wait in user mode on the calling CPU
+ * instead of asleep.  The linger is a global timer: on 6.9 and later
+ * the timers of an idle CPU are run by a busy one, so while another CPU
+ * is held with interrupts off only a caller that keeps its own CPU busy
+ * sees the detach before that CPU is let go.
  */
-static inline long hwpmc_hooks_wait_off(int fd, long mask)
+static inline long hwpmc_hooks_wait_off_how(int fd, long mask, bool busy)
 {
 	long m = -1;
 	int i;
@@ -532,9 +556,30 @@ static inline long hwpmc_hooks_wait_off(int fd, long mask)
 		m = hwpmc_hooks_now(fd);
 		if (m < 0 || !(m & mask))
 			return m < 0 ? -1 : 0;
-		usleep(10 * 1000);
+		if (busy)
+			hwpmc_burn_cpu_ns(10 * 1000 * 1000);
+		else
+			usleep(10 * 1000);
 	}
 	return m & mask;
+}
+
+static inline long hwpmc_hooks_wait_off(int fd, long mask)
+{
+	return hwpmc_hooks_wait_off_how(fd, mask, false);
+}
+
+/*
+ * Wait (up to 100 s) until CPU @cpu is held: what hwpmc_cpu_held() then
+ * says (@cpu + 1 once held).
+ */
+static inline int hwpmc_cpu_held_wait(int cpu)
+{
+	int i;
+
+	for (i = 0; i < 100000 && hwpmc_cpu_held() != cpu + 1; i++)
+		usleep(1000);
+	return hwpmc_cpu_held();
 }
 
 /* Write @v to @path (a hold file): "0" lets the held CPU go.  0/errno. */
@@ -606,26 +651,6 @@ static inline int hwpmc_hold_setup(void)
 			usleep(500 * 1000);
 	usleep(200 * 1000);
 	return 0;
-}
-
-static inline __u64 hwpmc_clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Burn @ns of the calling thread's CPU time in user mode. */
-static inline void hwpmc_burn_cpu_ns(__u64 ns)
-{
-	static volatile __u64 sink;
-	__u64 end = hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns, x = sink;
-
-	while (hwpmc_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (int i = 0; i < 20000; i++)
-			x = x * 6364136223846793005ull + 1;
-	sink = x;
 }
 
 /* voluntary + nonvoluntary context switches from an open status file. */

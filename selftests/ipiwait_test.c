@@ -121,9 +121,7 @@ static void run(struct __test_metadata *_metadata, struct wait_case *w)
 	ASSERT_LE(0, st0);
 	h = hwpmc_hold_cpu(1, HOLD_MS);
 	ASSERT_LT(0, h);
-	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
-		usleep(1000);
-	ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("CPU 1 was never held");
+	ASSERT_EQ(2, hwpmc_cpu_held_wait(1)) TH_LOG("CPU 1 was never held");
 	/* The operation waits for CPU 1, spinning on CPU 2. */
 	ASSERT_EQ(0, hwpmc_send_u64(&r, 1));
 	for (i = 0; i < 100000 && hwpmc_cpu_held() == 2; i++) {

@@ -9,8 +9,6 @@
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
 
-#include <grp.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #define OWNERS	"/proc/sys/kernel/hwpmc/max_owners_per_user"

@@ -151,9 +151,7 @@ static void run(struct __test_metadata *_metadata, struct wait_case *w)
 	ASSERT_EQ(0, hwpmc_child_start(&o, other, w));
 	h = hwpmc_hold_cpu_at(HWPMC_HOLD_GP, 1, HOLD_MS);
 	ASSERT_LT(0, h);
-	for (i = 0; i < 100000 && hwpmc_cpu_held() != 2; i++)
-		usleep(1000);
-	ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("CPU 1 was never held");
+	ASSERT_EQ(2, hwpmc_cpu_held_wait(1)) TH_LOG("CPU 1 was never held");
 	/*
 	 * The hook let go by the waiter is detached while CPU 1 is held,
 	 * so that no grace period follows the detach before the attach.
@@ -162,7 +160,7 @@ static void run(struct __test_metadata *_metadata, struct wait_case *w)
 		int hooks = open(HWPMC_HOOKS, O_RDONLY | O_CLOEXEC);
 
 		ASSERT_LE(0, hooks);
-		EXPECT_EQ(0, hwpmc_hooks_wait_off(hooks, HWPMC_HOOKBIT_SYS_ENTER));
+		EXPECT_EQ(0, hwpmc_hooks_wait_off_how(hooks, HWPMC_HOOKBIT_SYS_ENTER, true));
 		close(hooks);
 		ASSERT_EQ(2, hwpmc_cpu_held()) TH_LOG("%s: the hook was not detached while CPU 1 was held",
 						      who);

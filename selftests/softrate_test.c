@@ -13,7 +13,6 @@
 #include "hwpmc_log_util.h"
 
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 

@@ -340,10 +340,13 @@ static void run_as(struct __test_metadata *_metadata, uid_t uid, __u32 size,
 	/*
 	 * In user mode, mostly in spin() (the rest: hwpmc_thread_cpu_now() in libc); the
 	 * samples in the kernel (hwpmc_thread_cpu_now()'s system call, which the time
-	 * spent copying stacks under emulation inflates) are in libc.
+	 * spent copying stacks under emulation inflates) are in libc.  How much
+	 * is libc's varies with the host's load (78-99.8% in the text seen), so
+	 * "mostly" is more than half: registers taken from the wrong place
+	 * would put next to none in the text.
 	 */
 	EXPECT_LE(MIN_SAMPLES, t->main_user);
-	EXPECT_LE(t->main_user * 8 / 10, t->main_user_in_text);
+	EXPECT_LT(t->main_user / 2, t->main_user_in_text);
 	/* spin()'s frame is in the copy of nearly every sample in spin(). */
 	EXPECT_LE(t->main_in_text * 9 / 10, t->main_marker);
 	EXPECT_LT(0, t->thr_n);
