@@ -193,29 +193,65 @@ static void hwpmc_ring_kick(struct irq_work *w)
 /*
  * Reads of current's user memory for one sample (the stack copy's words,
  * the frames of the walk; the addresses checked below TASK_SIZE_MAX by
- * the caller), not faulting.  The sample's first read (*@seen false) is
+ * the caller), not faulting: the caller disabled page faults for the
+ * whole sample (hwpmc_sample_take()), so that a word that is not there
+ * fails at once.  The sample's first read (*@seen false) is
  * copy_from_user_nofault(), which also makes sure that the memory this
  * CPU sees is current's (not so in an NMI in the middle of a switch of
  * address spaces, nor during an EFI call); the sample's other reads, in
- * the same section without preemption, where that cannot change, need
- * only __get_user() with page faults disabled: a few instructions where
- * the checked copy costs a few hundred (its hardened-usercopy checks),
- * as perf walks frames.  One 8-byte word at @src.  NMI context: no locks.
+ * the same section without preemption, where that cannot change, are
+ * plain loads in one user-access section: a few instructions a word
+ * where the checked copy costs a few hundred (its hardened-usercopy
+ * checks), as perf walks frames.  @n aligned 8-byte words at @src into
+ * @dst: how many were read before the first that failed.  NMI context:
+ * no locks.
  */
-static int hwpmc_user_word(u64 *w, const u64 __user *src, bool *seen)
+static __always_inline unsigned int hwpmc_user_words(u64 *dst,
+						     const u64 __user *src,
+						     unsigned int n,
+						     bool *seen)
 {
-	int err;
+	unsigned int i = 0;
 
-	if (!*seen) {
-		if (copy_from_user_nofault(w, src, sizeof(*w)))
-			return -EFAULT;
+	if (unlikely(!*seen) && n) {
+		if (copy_from_user_nofault(dst, src, sizeof(*dst)))
+			return 0;
 		*seen = true;
-		return 0;
+		i = 1;
 	}
-	pagefault_disable();
-	err = __get_user(*w, src);
-	pagefault_enable();
-	return err;
+	if (i < n && user_read_access_begin(src + i, (n - i) * sizeof(*dst))) {
+		for (; i < n; i++)
+			unsafe_get_user(dst[i], src + i, fault);
+fault:
+		user_read_access_end();
+	}
+	return i;
+}
+
+/*
+ * The kernel frames above @regs (kernel mode) into @s's PCs from @n, up
+ * to @max: the new count.  Out of line, so that a user-mode sample does
+ * not pay for the unwinder's state (which the kernel's stack
+ * initialization zeroes at every call).  NMI context: no locks.
+ */
+static noinline unsigned int hwpmc_kernel_chain(struct hwpmc_sample *s,
+						struct pt_regs *regs,
+						unsigned int n,
+						unsigned int max)
+{
+	struct unwind_state state;
+
+	for (unwind_start(&state, current, regs, NULL);
+	     !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
+		unsigned long addr = unwind_get_return_address(&state);
+
+		if (!addr)
+			break;
+		if (n == 1 && addr == s->pc[0])
+			continue;
+		s->pc[n++] = addr;
+	}
+	return n;
 }
 
 /*
@@ -232,7 +268,6 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 {
 	unsigned int max = hwpmc_callchaindepth, n = 0;
 	struct pt_regs *uregs = NULL;
-	struct unwind_state state;
 	unsigned long fp;
 
 	if (regs && !user_mode(regs) && !kern) {
@@ -241,20 +276,8 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 			uregs = task_pt_regs(current);
 	} else if (regs && !user_mode(regs)) {
 		s->pc[n++] = instruction_pointer(regs);
-		if (chain) {
-			for (unwind_start(&state, current, regs, NULL);
-			     !unwind_done(&state) && n < max;
-			     unwind_next_frame(&state)) {
-				unsigned long addr =
-					unwind_get_return_address(&state);
-
-				if (!addr)
-					break;
-				if (n == 1 && addr == s->pc[0])
-					continue;
-				s->pc[n++] = addr;
-			}
-		}
+		if (chain)
+			n = hwpmc_kernel_chain(s, regs, n, max);
 		s->nkernel = n;
 		if (current->mm && !(current->flags & PF_KTHREAD))
 			uregs = task_pt_regs(current);
@@ -272,22 +295,21 @@ static void hwpmc_callchain(struct hwpmc_sample *s, struct pt_regs *regs,
 		 * segment in the saved registers says which it is.
 		 */
 		while (chain && n < max && user_64bit_mode(uregs)) {
-			const u64 __user *frame = (const u64 __user *)fp;
-			u64 next, ret;
-
 			/* A frame: the next frame pointer, the return address */
+			u64 frame[2];
+
 			if (!fp || (fp & (sizeof(long) - 1)) ||
-			    fp >= TASK_SIZE_MAX - 2 * sizeof(u64))
+			    fp >= TASK_SIZE_MAX - sizeof(frame))
 				break;
-			if (hwpmc_user_word(&next, frame, seen) ||
-			    hwpmc_user_word(&ret, frame + 1, seen))
+			if (hwpmc_user_words(frame, (const u64 __user *)fp,
+					     2, seen) != 2)
 				break;
-			if (!ret || (!kern && ret >= TASK_SIZE_MAX))
+			if (!frame[1] || (!kern && frame[1] >= TASK_SIZE_MAX))
 				break;
-			s->pc[n++] = ret;
-			if (next <= fp)
+			s->pc[n++] = frame[1];
+			if (frame[0] <= fp)
 				break;
-			fp = next;
+			fp = frame[0];
 		}
 		if (chain && n == max)
 			s->flags |= PMCLOG_CC_F_TRUNCATED;
@@ -346,11 +368,18 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	s->us_tier = tier;
 	s->us_copied = 0;
 	s->us_flags = PMCLOG_US_F_SHORT;
-	memset(s->us_regs, 0, sizeof(s->us_regs));
-	if (!uregs || !user_64bit_mode(uregs))
+	if (!uregs || !user_64bit_mode(uregs) ||
+	    (!kern && (uregs->ip >= TASK_SIZE_MAX ||
+		       uregs->sp >= TASK_SIZE_MAX))) {
+		/* No registers: the record's are zero. */
+		memset(s->us_regs, 0, sizeof(s->us_regs));
 		return;
-	if (!kern && (uregs->ip >= TASK_SIZE_MAX || uregs->sp >= TASK_SIZE_MAX))
-		return;
+	}
+	/*
+	 * All 17 written below (no memset first): nothing of the slot's last
+	 * sample may show, so a register added here is added to the ABI too.
+	 */
+	BUILD_BUG_ON(ARRAY_SIZE(s->us_regs) != 17);
 	s->us_regs[0] = uregs->ax;
 	s->us_regs[1] = uregs->dx;
 	s->us_regs[2] = uregs->cx;
@@ -387,21 +416,16 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 	sp = uregs->sp;
 	/*
 	 * A small copy from an aligned stack pointer, below TASK_SIZE_MAX
-	 * whole: 8 bytes at a time (hwpmc_user_word(): an aligned word never
+	 * whole: 8 bytes at a time (hwpmc_user_words(): an aligned word never
 	 * spans two pages, so the copy still stops at the first page that
-	 * fails), without a checked copy's costs for each.  Otherwise a page
-	 * at a time, checked.
+	 * fails), without a checked copy's costs.  Otherwise a page at a
+	 * time, checked.
 	 */
 	if (size <= PMC_USTACK_SMALL && IS_ALIGNED(sp, 8) &&
 	    sp <= TASK_SIZE_MAX - size) {
-		const u64 __user *src = (const u64 __user *)sp;
-		u64 w;
-
-		for (; done + 8 <= size; done += 8, src++) {
-			if (hwpmc_user_word(&w, src, seen))
-				break;
-			*(u64 *)(dst + done) = w;
-		}
+		done = 8 * hwpmc_user_words((u64 *)dst,
+					    (const u64 __user *)sp,
+					    size / 8, seen);
 		size = done;	/* short or whole: no more */
 	}
 	while (done < size) {
@@ -422,6 +446,19 @@ static void hwpmc_ustack(struct hwpmc_sample *s, struct hwpmc_ring *r,
 
 static bool hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 			     unsigned long idx, bool try);
+
+/*
+ * Copy @n 8-byte words: a sample's PCs or stack copy, a few dozen bytes,
+ * where memcpy()'s string move has a start-up cost of its own.
+ */
+static __always_inline void hwpmc_copy_words(u64 *dst, const u64 *src,
+					     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = READ_ONCE(src[i]);
+}
 
 /*
  * Reserve a slot of this CPU's ring @r for a sample of @pm: its index in
@@ -511,7 +548,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		      READ_ONCE(pm->ustack_size) <= PMC_USTACK_SMALL;
 	struct hwpmc_sample *s;
 	unsigned long used = 0, idx;
-	bool seen = false;	/* see hwpmc_user_word() */
+	bool seen = false;	/* see hwpmc_user_words() */
 
 	hwpmc_stat_inc(samples_taken);
 	/* A kernel owner takes its samples itself (no log, no ring). */
@@ -536,6 +573,8 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 	s->us_copied = 0;
 	s->us_flags = 0;
 	s->time = ktime_get_mono_fast_ns();
+	/* See hwpmc_user_words(). */
+	pagefault_disable();
 	if (task == current) {
 		if (s->us_size)
 			hwpmc_ustack(s, r, idx, hwpmc_user_regs(regs),
@@ -559,6 +598,7 @@ void hwpmc_sample_take(struct hwpmc_pmc *pm, struct task_struct *task,
 		hwpmc_ustack(s, r, idx, NULL, s->us_size, pm->priv_kernel,
 			     false, &seen);
 	}
+	pagefault_enable();
 	if (direct) {
 		if (!hwpmc_sample_log(s, s->cpu, idx, true))
 			hwpmc_scratch_queue(r);
@@ -621,8 +661,16 @@ static void hwpmc_sample_log_ustack(struct hwpmc_sample *s,
 	us->pl_copied = s->us_copied;
 	memcpy(us->pl_regs, s->us_regs, sizeof(us->pl_regs));
 	if (s->us_copied && area) {
-		memcpy(us->pl_stack, area + idx *
-		       READ_ONCE(hwpmc_ustack_stride[tier]), s->us_copied);
+		const void *src = area + idx *
+				  READ_ONCE(hwpmc_ustack_stride[tier]);
+
+		/* A copy is whole words but a page-wise one's last piece. */
+		if (IS_ALIGNED(s->us_copied, 8) &&
+		    s->us_copied <= PMC_USTACK_SMALL)
+			hwpmc_copy_words((u64 *)us->pl_stack, src,
+					 s->us_copied / 8);
+		else
+			memcpy(us->pl_stack, src, s->us_copied);
 		off += s->us_copied;
 	}
 	/* The padding (and a copy that has no area any more). */
@@ -680,7 +728,7 @@ static bool hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 		cc->pl_nkernel = s->nkernel;
 		cc->pl_npc = s->npc;
 		cc->pl_reserved = 0;
-		memcpy(cc->pl_pc, s->pc, s->npc * sizeof(u64));
+		hwpmc_copy_words(cc->pl_pc, s->pc, s->npc);
 		if (uslen)
 			hwpmc_sample_log_ustack(s, (void *)((char *)cc + len),
 						uslen, cc, cpu, idx);
