@@ -152,11 +152,17 @@ def main():
                              verdict(None if ho is None or co is None else ho <= co),
                              verdict(None if ho is None or po is None else ho <= po),
                              verdict(None if hd is None else hd == 0)])
-        table("Sampling a CPU-bound job on both CPUs (CLOCK.PROF vs perf record"
+        table("Sampling a CPU-bound job pinned to one CPU (CLOCK.PROF vs perf record"
               " -c, the same rate, and -F)",
               ["rate", "hwpmc", "perf -c", "perf -F", "samples", "dropped", "-c samples",
                "-F samples", "perf lost", "ns/sample", "-c ns/s", "-F ns/s", "<= perf -c",
                "<= perf -F", "no drops"], rows)
+
+    if any(k == ("samples", "hwpmc-10000-g-2cpu") for k in med):
+        hs, hd = g("samples", "hwpmc-10000-g-2cpu"), g("dropped", "hwpmc-10000-g-2cpu")
+        table("Drops with a job on both CPUs (hwpmc-record -F 10000 -g)",
+              ["rate", "samples", "dropped", "no drops"],
+              [["10000 Hz -g", fmt(hs), fmt(hd), verdict(None if hd is None else hd == 0)]])
 
     if any(k[0] == "report" for k in med):
         hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")

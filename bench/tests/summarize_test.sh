@@ -41,6 +41,9 @@ dropped perf-10000 1 0
 sample perfc-10000 1 1060000
 samples perfc-10000 1 20
 dropped perfc-10000 1 0
+sample hwpmc-10000-g-2cpu 1 1100000
+samples hwpmc-10000-g-2cpu 1 40
+dropped hwpmc-10000-g-2cpu 1 3
 reportsamples hwpmc 1 500000
 reportsamples perf 1 400000
 reportsamples synth-1000000 1 1000000
@@ -76,6 +79,7 @@ check "report memory per sample, recordings against perf" 'grep -Eq "flat \(reco
 # +5% against -c's +6% and -F's +4%; per sample 50,000 / 20 = 2,500 ns,
 # 60,000 / 20 = 3,000 and 40,000 / 10 = 4,000
 check "sample: overhead and cost per sample against perf" 'grep -Eq "10000 Hz +\+5\.00% +\+6\.00% +\+4\.00% +20 +0 +20 +10 +0 +2,500 +3,000 +4,000 +met +NOT met +met" <<<"$out"'
+check "sample: drops with the job on both CPUs" 'grep -Eq "10000 Hz -g +40 +3 +NOT met" <<<"$out"'
 check "read page within 100 instructions" 'grep -Eq "read page, SCHED.SWITCH +40 +raw PMCRW SCHED.SWITCH +900 +0\.04x +<= 100 ns +met" <<<"$out"'
 check "read page over 100 instructions" 'grep -Eq "read page, TSC +130 .* NOT met" <<<"$out"'
 check "read page against perf" 'grep -Eq "read page, SCHED.SWITCH vs perf +40 +perf read\(\) task-clock +1,300 +0\.03x" <<<"$out"'
