@@ -16,7 +16,6 @@
 #include "kselftest_harness.h"
 #include "hwpmc_util.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -62,46 +61,6 @@ static __u64 cpu_clock_of(pid_t pid)
 }
 
 /*
- * Is every thread of @pid off its CPU, blocked?  /proc/PID/task/TID/syscall
- * answers "running" for a thread that is runnable or has not yet switched
- * out of the sleep it entered, and waits for a sleeping one to be off its
- * CPU before it answers anything else.  1: all blocked; 0: not yet; -1:
- * error.
- */
-static int job_blocked(pid_t pid)
-{
-	char path[300], line[16];
-	struct dirent *de;
-	int rc = 1, f;
-	ssize_t n;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while (rc == 1 && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid,
-			 de->d_name);
-		f = open(path, O_RDONLY);
-		if (f < 0) {
-			rc = -1;
-			break;
-		}
-		n = read(f, line, sizeof(line) - 1);
-		close(f);
-		if (n <= 0)
-			rc = -1;
-		else if (!strncmp(line, "running", 7))
-			rc = 0;
-	}
-	closedir(d);
-	return rc;
-}
-
-/*
  * The PMC (@pmc) and the scheduler's CPU time of @pid and @other (0: none)
  * at one moment when none of their threads runs.  A job that wrote its word
  * is not blocked yet: it still runs into its read(), and a starved virtual
@@ -117,9 +76,9 @@ static int quiet_read(int fd, __u32 id, pid_t pid, pid_t other,
 	int tries, b;
 
 	for (tries = 0; tries < 5000; tries++) {
-		b = job_blocked(pid);
+		b = hwpmc_job_blocked(pid);
 		if (b == 1 && other)
-			b = job_blocked(other);
+			b = hwpmc_job_blocked(other);
 		if (b < 0)
 			return -1;
 		if (!b) {

@@ -317,12 +317,13 @@ static inline long long hwpmc_loc_irqs(int cpu)
 }
 
 /* --- process, thread and measurement helpers (proc/security/stress) --- */
+#include <dirent.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <grp.h>
 #include <sys/prctl.h>
 
 /* Write or read exactly @len bytes; 0, the errno, or EPIPE at end of file. */
@@ -1062,6 +1063,59 @@ static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
 	buf[n] = 0;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * Is every thread of @pid off its CPU, blocked?  /proc/PID/task/TID/syscall
+ * answers "running" for a thread that is runnable or has not yet switched
+ * out of the sleep it entered, and waits for a sleeping one to be off its
+ * CPU before it answers anything else.  1: all blocked; 0: not yet; -1:
+ * error.
+ */
+static inline int hwpmc_job_blocked(pid_t pid)
+{
+	char path[300], line[16];
+	struct dirent *de;
+	int rc = 1, f;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while (rc == 1 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid,
+			 de->d_name);
+		f = open(path, O_RDONLY);
+		if (f < 0) {
+			rc = -1;
+			break;
+		}
+		n = read(f, line, sizeof(line) - 1);
+		close(f);
+		if (n <= 0)
+			rc = -1;
+		else if (!strncmp(line, "running", 7))
+			rc = 0;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Wait (up to 10 s) until every thread of @pid is blocked: 0, or -1. */
+static inline int hwpmc_wait_job_blocked(pid_t pid)
+{
+	int i, b = 0;
+
+	for (i = 0; i < 10000 && !b; i++) {
+		b = hwpmc_job_blocked(pid);
+		if (!b)
+			usleep(1000);
+	}
+	return b == 1 ? 0 : -1;
 }
 
 /*
