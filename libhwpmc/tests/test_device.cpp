@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -39,6 +40,27 @@ void spin(std::chrono::milliseconds d) {
         for (int i = 0; i < 10000; ++i)
             sink = sink + static_cast<unsigned long>(i);
 }
+
+// Runs the calling thread on one CPU for its lifetime (a system-scope PMC
+// counts only its own CPU), then gives back the old mask.
+class pin_to_cpu {
+public:
+    explicit pin_to_cpu(int cpu) {
+        ok_ = sched_getaffinity(0, sizeof(old_), &old_) == 0;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        ok_ = ok_ && sched_setaffinity(0, sizeof(set), &set) == 0;
+    }
+    ~pin_to_cpu() { (void)sched_setaffinity(0, sizeof(old_), &old_); }
+    pin_to_cpu(const pin_to_cpu &) = delete;
+    pin_to_cpu &operator=(const pin_to_cpu &) = delete;
+    bool ok() const { return ok_; }
+
+private:
+    cpu_set_t old_{};
+    bool ok_ = false;
+};
 
 class DeviceC : public ::testing::Test {
 protected:
@@ -491,9 +513,17 @@ TEST_F(DeviceCxx, SystemTscAndSoft) {
         EXPECT_EQ(rows[row].pm_rowdisp, static_cast<uint32_t>(PMC_DISP_STANDALONE));
         s.start();
         EXPECT_EQ(dev.pmcinfo(0)[row].pm_state, static_cast<uint32_t>(PMC_STATE_RUNNING));
-        spin(std::chrono::milliseconds(10));
+        {
+            // It counts CPU 0's profiling ticks, so be busy there until one
+            // lands (a tick is 1-10 ms; 2 s bounds a stalled clock).
+            const pin_to_cpu on0(0);
+            ASSERT_TRUE(on0.ok()) << std::strerror(errno);
+            const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            while (s.read() == 0 && std::chrono::steady_clock::now() < end)
+                spin(std::chrono::milliseconds(5));
+        }
         const uint64_t v = s.read(); // CPU 0's busy time, running
-        EXPECT_GT(s.read(), 0u);
+        EXPECT_GT(v, 0u) << "no profiling tick on CPU 0 in 2 s of spinning there";
         s.stop();
         EXPECT_EQ(dev.pmcinfo(0)[row].pm_state, static_cast<uint32_t>(PMC_STATE_STOPPED));
         const uint64_t w = s.read();
