@@ -449,7 +449,9 @@ static bool hwpmc_sample_log(struct hwpmc_sample *s, unsigned int cpu,
 
 /*
  * Copy @n 8-byte words: a sample's PCs or stack copy, a few dozen bytes,
- * where memcpy()'s string move has a start-up cost of its own.
+ * where memcpy()'s string move has a start-up cost of its own.  The
+ * READ_ONCE() keeps the compiler from turning the loop back into a
+ * memcpy() call (or a string move) of its own.
  */
 static __always_inline void hwpmc_copy_words(u64 *dst, const u64 *src,
 					     unsigned int n)
