@@ -61,22 +61,6 @@ static void target(struct shared *sh, int nthreads)
 		sh->self_ns = hwpmc_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
-/*
- * The scheduler's runtime of every thread of @pid: its process CPU-time
- * clock (the sum of its threads' se.sum_exec_runtime, exact for threads
- * that are switched out; /proc/PID/schedstat needs CONFIG_SCHED_INFO,
- * which the debug kernel lacks).  -1 on error.
- */
-static long long sched_runtime(pid_t pid)
-{
-	clockid_t clk;
-	struct timespec ts;
-
-	if (clock_getcpuclockid(pid, &clk) || clock_gettime(clk, &ts))
-		return -1;
-	return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 /* Is @pid asleep ('S' in /proc/PID/stat)? */
 static bool sleeping(pid_t pid)
 {
@@ -137,7 +121,7 @@ static int run(struct job *j)
 	 */
 	for (i = 0; i < 500 && !sleeping(pid); i++)
 		usleep(10000);
-	c0 = sched_runtime(pid);
+	c0 = hwpmc_proc_cputime(pid);
 	fd = hwpmc_open();
 	if (i == 500 || c0 < 0) {
 		rc = 4;
@@ -179,12 +163,12 @@ static int run(struct job *j)
 	 * wait until its runtime stops moving (a running task's moves at
 	 * every tick), so that it is the scheduler's final word.
 	 */
-	total = sched_runtime(pid);
+	total = hwpmc_proc_cputime(pid);
 	for (i = 0; i < 100; i++) {
 		long long again;
 
 		usleep(20000);
-		again = sched_runtime(pid);
+		again = hwpmc_proc_cputime(pid);
 		if (again == total)
 			break;
 		total = again;

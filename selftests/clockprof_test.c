@@ -52,12 +52,9 @@ static __u64 job_begin(int out, int in)
  */
 static __u64 cpu_clock_of(pid_t pid)
 {
-	struct timespec ts;
-	clockid_t clk;
+	long long ns = hwpmc_proc_cputime(pid);
 
-	if (clock_getcpuclockid(pid, &clk) || clock_gettime(clk, &ts))
-		return 0;
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return ns < 0 ? 0 : (__u64)ns;
 }
 
 /*

@@ -38,13 +38,18 @@ ok "-l shows on CPU 0 each class's rows as -L counts them" t_class_rows
 ok "-l shows no SOFT or TSC row as unavailable" sh -c "! grep -E ' (SOFT|TSC) .*UNAVAILABLE' '$tmp/l'"
 
 # A system PMC shows up with its owner, mode and state.
-"$stat" -a -C 0 -e SCHED.SWITCH -- sleep 2 >/dev/null 2>&1 &
+# (Until it shows: the stat may be slow to start, its binary read cold.)
+sys_row() {
+	"$ctl" -l >"$tmp/l2" 2>&1 &&
+		grep -qE 'SOFT-[0-9]+ +SOFT +yes +STANDALONE +RUNNING +SC +[0-9]+ +SCHED\.SWITCH$' "$tmp/l2"
+}
+"$stat" -a -C 0 -e SCHED.SWITCH -- sh -c "echo \$\$ >'$tmp/cmd'; exec sleep 60" \
+	>/dev/null 2>&1 &
 spid=$!
-sleep 1
-"$ctl" -l >"$tmp/l2" 2>&1
+ok "-l shows a running system PMC's state, mode, owner and event" wait_for sys_row
+# The command's end ends the stat.
+wait_for test -s "$tmp/cmd" && kill "$(cat "$tmp/cmd")"
 wait $spid
-ok "-l shows a running system PMC's state, mode, owner and event" \
-	grep -qE 'SOFT-[0-9]+ +SOFT +yes +STANDALONE +RUNNING +SC +[0-9]+ +SCHED\.SWITCH$' "$tmp/l2"
 
 ok "-d disables a row on one CPU" "$ctl" -c 0 -d 5
 "$ctl" -l >"$tmp/l3" 2>&1

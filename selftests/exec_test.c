@@ -104,6 +104,7 @@ struct attach_call {
 	int fd;
 	__u32 id;
 	pid_t pid;
+	pid_t tid;	/* the attaching thread's, once it runs */
 	int err;
 };
 
@@ -111,6 +112,7 @@ static void *attach_thread(void *arg)
 {
 	struct attach_call *a = arg;
 
+	__atomic_store_n(&a->tid, gettid(), __ATOMIC_RELEASE);
 	a->err = hwpmc_attach(a->fd, a->id, a->pid);
 	return NULL;
 }
@@ -126,7 +128,7 @@ static void *attach_thread(void *arg)
 static long long race_setid_exec(int *attach_err)
 {
 	struct attach_call a = { 0 };
-	int go[2], pw[2], status;
+	int go[2], pw[2], status, i;
 	pthread_t th;
 	__u64 v = 0;
 	pid_t child;
@@ -158,8 +160,18 @@ static long long race_setid_exec(int *attach_err)
 		return -2;
 	if (pthread_create(&th, NULL, attach_thread, &a))
 		return -3;
-	/* The attach has checked the child (still ours) and waits: exec. */
-	usleep(WINDOW_MS * 1000 / 5);
+	/*
+	 * The attach has checked the child (still ours) and waits in the
+	 * window (msleep(): 'D'): exec.  Looked for during a fifth of the
+	 * window at most, then the exec goes anyway.
+	 */
+	for (i = 0; i < WINDOW_MS / 5; i++) {
+		pid_t tid = __atomic_load_n(&a.tid, __ATOMIC_ACQUIRE);
+
+		if (tid && hwpmc_thread_state(getpid(), tid) == 'D')
+			break;
+		usleep(1000);
+	}
 	if (write(go[1], &c, 1) != 1)
 		return -4;
 	pthread_join(th, NULL);

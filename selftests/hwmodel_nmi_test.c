@@ -126,8 +126,9 @@ TEST_F_TIMEOUT(hw, pmi_storm_is_throttled, 120)
 	 */
 	EXPECT_TRUE(parked == START || parked == (-10ULL & MASK48))
 		TH_LOG("ctr0 %#llx", (unsigned long long)parked);
-	/* The next tick unparks it. */
-	usleep(100 * 1000);
+	/* The next tick unparks it (4 ms at HZ=250; 2 s at most here). */
+	for (i = 0; i < 200 && mget(self->cpu, "ctr0") != (-10ULL & MASK48); i++)
+		usleep(10 * 1000);
 	EXPECT_EQ(-10ULL & MASK48, mget(self->cpu, "ctr0"));
 	for (i = 0; i < 3; i++) {
 		usleep(20 * 1000);	/* each in a tick of its own */

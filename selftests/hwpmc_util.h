@@ -1044,14 +1044,19 @@ static inline int hwpmc_leave_chroot(void)
 }
 
 
-/* The state letter of thread @tid of process @pid ('?' if unknown). */
+/*
+ * The state letter of thread @tid of process @pid ('?' if unknown), from
+ * its status file: reading its stat (or wchan, stack, syscall) takes the
+ * process's exec_update_lock, and so waits behind an exec that waits for
+ * that lock.
+ */
 static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[1024], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
 		 (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -1061,8 +1066,8 @@ static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
 	if (n <= 0)
 		return '?';
 	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
+	p = strstr(buf, "\nState:\t");
+	return p && p[8] ? p[8] : '?';
 }
 
 /*
@@ -1136,6 +1141,56 @@ static inline int hwpmc_wait_blocked(pid_t pid, pid_t tid, int ms)
 	return 0;
 }
 
+/*
+ * Wait (up to @ms) until thread @tid of @pid is blocked in system call
+ * @nr and stays so for 300 ms (a wait for a lock, not a passing read of
+ * its binary on the way): its /proc/PID/task/TID/syscall starts with that
+ * number (a thread running, or not yet switched out of its sleep, reads
+ * "running").  0 if it does, -1 if not by then.
+ */
+static inline int hwpmc_wait_in_syscall(pid_t pid, pid_t tid, long nr, int ms)
+{
+	__u64 end = hwpmc_clock_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
+	char path[64], line[32];
+	int f, seen = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	while (seen < 30) {
+		if (hwpmc_clock_ns(CLOCK_MONOTONIC) >= end)
+			return -1;
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			return -1;
+		n = read(f, line, sizeof(line) - 1);
+		close(f);
+		line[n > 0 ? n : 0] = 0;
+		if (n > 0 && line[0] != 'r' && strtol(line, NULL, 10) == nr)
+			seen++;
+		else
+			seen = 0;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/*
+ * Process @pid's CPU time as the scheduler accounts it (clock_getcpuclockid():
+ * the sum of its threads' se.sum_exec_runtime, those gone included, and a
+ * running thread's time up to its last tick or switch; /proc/PID/schedstat
+ * would need CONFIG_SCHED_INFO, which the debug kernel lacks), ns; -1 on
+ * error.
+ */
+static inline long long hwpmc_proc_cputime(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t clk;
+
+	if (clock_getcpuclockid(pid, &clk) || clock_gettime(clk, &ts))
+		return -1;
+	return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
 
 /* Run @fn(@arg) in a child; its exit code (fn's value & 0xff), or -1. */
 static inline int hwpmc_run_in_child(int (*fn)(void *), void *arg)

@@ -64,6 +64,16 @@ hot_share_min() {
 	esac
 }
 
+# Wait (up to 60 s) until a command succeeds.
+wait_for() {
+	local i
+	for i in $(seq 600); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # A comment line; a file shown as TAP comments (its first N lines, 40).
 log() { echo "# $*"; }
 show() { head -n "${2:-40}" "$1" | sed 's/^/#   /'; }

@@ -173,8 +173,9 @@ static void prof_rate(struct __test_metadata *_metadata,
 	       hz, cpu_ns / 1e9, s.n, expect, s.in_hot, s.chain_ok);
 	/*
 	 * Samples taken = logged + dropped.  An emulated CPU on a loaded host
-	 * can stall for longer than the debt of periods the sampler keeps
-	 * (1024), so the lower bound is loose; the upper one is not.
+	 * can stall long enough that more periods fall due at once than the
+	 * sampler takes at once (SOFT_BURST, 64; the rest are throttled), so
+	 * the lower bound is loose; the upper one is not.
 	 */
 	if (hz <= 1) {
 		/*
@@ -198,7 +199,11 @@ static void prof_rate(struct __test_metadata *_metadata,
 	 * time under emulation (20-66% of its samples in hot() there, the
 	 * rest in the kernel, where it was): a fifth at least.
 	 */
-	EXPECT_GE(s.in_hot, hwpmc_debug_kernel() ? s.n / 5 : s.n / 2);
+	if (s.n >= 20) {
+		EXPECT_GE(s.in_hot, hwpmc_debug_kernel() ? s.n / 5 : s.n / 2);
+	} else {	/* 1 Hz: a handful, too few for a share */
+		EXPECT_LE(1, s.in_hot);
+	}
 	if (flags & PMC_F_CALLCHAIN)
 		EXPECT_GE(s.chain_ok, s.in_hot * 9 / 10);
 
@@ -384,7 +389,7 @@ static int last_type_fn(const struct pmclog_header *h, void *arg)
  */
 TEST(owner_killed_while_sampling)
 {
-	int ready[2], t[2] = { 0 }, status, logfd;
+	int ready[2], t[2] = { 0 }, status, logfd, i;
 	size_t len;
 	char c, *buf;
 	pid_t pid;
@@ -411,7 +416,9 @@ TEST(owner_killed_while_sampling)
 	}
 	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
-	usleep(300000);
+	/* 50 ms of its CPU time (50 periods) at least, 10 s at most. */
+	for (i = 0; i < 1000 && hwpmc_proc_cputime(pid) < 50000000; i++)
+		usleep(10000);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));

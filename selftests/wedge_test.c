@@ -80,6 +80,7 @@ static void *read_thread(void *arg)
 
 struct opener {
 	pid_t pid;
+	pid_t tid;	/* the opening thread's, once it runs */
 	int fd;
 };
 
@@ -87,6 +88,7 @@ static void *open_thread(void *arg)
 {
 	struct opener *o = arg;
 
+	__atomic_store_n(&o->tid, gettid(), __ATOMIC_RELEASE);
 	o->fd = perf_open(o->pid);
 	return NULL;
 }
@@ -120,7 +122,7 @@ static void stalled_attach(struct __test_metadata *_metadata, uid_t uid)
 	struct reader r = { 0 };
 	struct opener o = { 0 };
 	pthread_t rth, oth;
-	int go[2], ready[2], uffd, status, done;
+	int go[2], ready[2], uffd, status, done, i;
 	pid_t t, attacher, other;
 	char c = 0;
 
@@ -155,10 +157,16 @@ static void stalled_attach(struct __test_metadata *_metadata, uid_t uid)
 	/* perf_event_open(T): holds exec_update_lock, waits for the mutex. */
 	o.pid = t;
 	ASSERT_EQ(0, pthread_create(&oth, NULL, open_thread, &o));
-	usleep(200000);
+	for (i = 0; i < 10000 && !__atomic_load_n(&o.tid, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	ASSERT_EQ(0, hwpmc_wait_in_syscall(getpid(), o.tid,
+					   SYS_perf_event_open, 5000))
+		TH_LOG("perf_event_open(T) did not block");
 	/* T execs: waits for exec_update_lock for writing. */
 	ASSERT_EQ(1, write(go[1], &c, 1));
-	usleep(200000);
+	/* Its state (from its status file, which takes none of T's locks). */
+	ASSERT_EQ(0, hwpmc_wait_blocked(t, t, 5000))
+		TH_LOG("T's exec did not block");
 
 	/* The attacher: stuck in PMCATTACH to T. */
 	ASSERT_EQ(0, pipe(ready));
