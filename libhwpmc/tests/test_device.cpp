@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <sched.h>
+#include <string>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
