@@ -128,7 +128,8 @@ static void *attach_thread(void *arg)
 static long long race_setid_exec(int *attach_err)
 {
 	struct attach_call a = { 0 };
-	int go[2], pw[2], status, i;
+	int go[2], pw[2], status, seen;
+	__u64 end;
 	pthread_t th;
 	__u64 v = 0;
 	pid_t child;
@@ -162,15 +163,18 @@ static long long race_setid_exec(int *attach_err)
 		return -3;
 	/*
 	 * The attach has checked the child (still ours) and waits in the
-	 * window (msleep(): 'D'): exec.  Looked for during a fifth of the
-	 * window at most, then the exec goes anyway.
+	 * window (msleep(): 'D', seen on 3 looks in a row, not a passing
+	 * lock: on PREEMPT_RT a spinlock wait shows 'D' too): exec.  Looked
+	 * for during a fifth of the window at most, then the exec goes
+	 * anyway.
 	 */
-	for (i = 0; i < WINDOW_MS / 5; i++) {
+	end = hwpmc_clock_ns(CLOCK_MONOTONIC) + WINDOW_MS * 1000000ULL / 5;
+	for (seen = 0; seen < 3 && hwpmc_clock_ns(CLOCK_MONOTONIC) < end;) {
 		pid_t tid = __atomic_load_n(&a.tid, __ATOMIC_ACQUIRE);
 
-		if (tid && hwpmc_thread_state(getpid(), tid) == 'D')
-			break;
-		usleep(1000);
+		seen = tid && hwpmc_thread_state(getpid(), tid) == 'D' ?
+		       seen + 1 : 0;
+		usleep(2000);
 	}
 	if (write(go[1], &c, 1) != 1)
 		return -4;

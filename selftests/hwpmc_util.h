@@ -1146,7 +1146,9 @@ static inline int hwpmc_wait_blocked(pid_t pid, pid_t tid, int ms)
  * @nr and stays so for 300 ms (a wait for a lock, not a passing read of
  * its binary on the way): its /proc/PID/task/TID/syscall starts with that
  * number (a thread running, or not yet switched out of its sleep, reads
- * "running").  0 if it does, -1 if not by then.
+ * "running").  0 if it does, -1 if not by then.  Reading that file takes
+ * @pid's exec_update_lock (as hwpmc_job_blocked() does): not for a process
+ * whose exec may wait for that lock (hwpmc_wait_blocked() then).
  */
 static inline int hwpmc_wait_in_syscall(pid_t pid, pid_t tid, long nr, int ms)
 {
