@@ -288,6 +288,9 @@ struct hwpmc_user;
  * process that opened it exits, so that no log file can keep it, its
  * PMCs or the module alive after every process that could use it is gone.
  */
+/* Handles 0 (never one) to HWPMC_FIRST_IDS - 1 have a direct index. */
+#define HWPMC_FIRST_IDS		8
+
 struct hwpmc_owner {
 	pid_t tgid;			/* the opening process */
 	struct pid *pid;		/* for signals */
@@ -310,6 +313,12 @@ struct hwpmc_owner {
 	struct work_struct sigio_work;
 	/* pmcid -> PMC: changed under lock and hwpmc_sx, read under either */
 	struct idr pmcs;
+	/*
+	 * The PMCs of the first handles as pmcs has them (NULL where it has
+	 * none), kept with it by hwpmc_pmc_index() and hwpmc_pmc_unindex():
+	 * a read's lookup without the radix tree's walk.  Same locks.
+	 */
+	struct hwpmc_pmc *pmc_first[HWPMC_FIRST_IDS];
 	unsigned int npmcs;
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */

@@ -210,6 +210,64 @@ static __always_inline int hwpmc_op_call(const struct hwpmc_op_desc *op,
 }
 
 /*
+ * The hot operations' arguments (below: 8 and 16 bytes) move by 8-byte
+ * words inside one user-access section: the range check, the speculation
+ * barrier and the fault fixups of copy_from_user() and copy_to_user(),
+ * without their out-of-line calls and byte-string moves (REP MOVSB, an
+ * instruction a byte under QEMU's -icount).  True if all of it was
+ * copied.
+ */
+static __always_inline bool hwpmc_arg_words(unsigned int size)
+{
+	return __builtin_constant_p(size) && size <= 2 * sizeof(u64) &&
+	       IS_ALIGNED(size, sizeof(u64));
+}
+
+static __always_inline bool hwpmc_arg_in(void *a, const void __user *uarg,
+					 unsigned int size)
+{
+	const u64 __user *from = uarg;
+	u64 w[2];
+
+	if (!hwpmc_arg_words(size))
+		return !copy_from_user(a, uarg, size);
+	might_fault();
+	if (!user_access_begin(from, size))
+		return false;
+	unsafe_get_user(w[0], &from[0], fault);
+	if (size > sizeof(u64))
+		unsafe_get_user(w[1], &from[1], fault);
+	user_access_end();
+	memcpy(a, w, size);	/* @a may be 4-byte aligned */
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
+static __always_inline bool hwpmc_arg_out(void __user *uarg, const void *a,
+					  unsigned int size)
+{
+	u64 __user *to = uarg;
+	u64 w[2];
+
+	if (!hwpmc_arg_words(size))
+		return !copy_to_user(uarg, a, size);
+	memcpy(w, a, size);
+	might_fault();
+	if (!user_access_begin(to, size))
+		return false;
+	unsafe_put_user(w[0], &to[0], fault);
+	if (size > sizeof(u64))
+		unsafe_put_user(w[1], &to[1], fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
+/*
  * One operation: its argument (@size bytes at @a) copied in, the handler,
  * the result copied out on success and on the errors that carry one.
  * Inlined with a constant @size for the hot operations (below): the copies
@@ -229,7 +287,7 @@ static __always_inline long hwpmc_op_run(const struct hwpmc_op_desc *op,
 	/* An _IOR argument starts zeroed; an _IOW one is all copied in. */
 	if (!(_IOC_DIR(cmd) & _IOC_WRITE)) {
 		memset(a, 0, size);
-	} else if (copy_from_user(a, uarg, size)) {
+	} else if (!hwpmc_arg_in(a, uarg, size)) {
 		err = -EFAULT;
 		goto out;
 	}
@@ -237,7 +295,7 @@ static __always_inline long hwpmc_op_run(const struct hwpmc_op_desc *op,
 	/* Copy out on success, and on errors that carry a result. */
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    (!err || err == -EPROTO || err == -E2BIG) &&
-	    copy_to_user(uarg, a, size))
+	    !hwpmc_arg_out(uarg, a, size))
 		err = -EFAULT;
 out:
 	if (err)
@@ -293,8 +351,8 @@ static noinline long hwpmc_ioctl_any(struct hwpmc_owner *po, unsigned int cmd,
  * The reads (PMCRW, and GETMODULEVERSION, the null operation) take the
  * short way: an argument of their own type and size on the stack (the
  * union above is over 500 bytes, cleared at every call by the kernel's
- * stack initialization), constant-size copies, a direct call to the
- * handler.  Same checks, same errors as every other operation.
+ * stack initialization), copies by words (hwpmc_arg_in()), a direct
+ * call to the handler.  Same checks, same errors as every other operation.
  */
 long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {

@@ -291,6 +291,32 @@ static int hwpmc_pmc_charge(struct hwpmc_owner *po)
 	return 0;
 }
 
+/*
+ * A new PMC's handle: the lowest free from 1 (FreeBSD's are never 0), in
+ * the owner's idr and, for the first handles, its direct index.  hwpmc_sx
+ * and the owner's lock held, as for hwpmc_pmc_unindex().
+ */
+static int hwpmc_pmc_index(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
+{
+	int id;
+
+	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_owner_assert_held(po);
+	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL_ACCOUNT);
+	if (id >= 0 && id < HWPMC_FIRST_IDS)
+		po->pmc_first[id] = pm;
+	return id;
+}
+
+static void hwpmc_pmc_unindex(struct hwpmc_owner *po, int id)
+{
+	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_owner_assert_held(po);
+	idr_remove(&po->pmcs, id);
+	if (id < HWPMC_FIRST_IDS)
+		po->pmc_first[id] = NULL;
+}
+
 /* Look a PMC up by handle: ESRCH if the owner has none, EINVAL if bad. */
 static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
 {
@@ -301,7 +327,10 @@ static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
 		*err = -ESRCH;
 		return NULL;
 	}
-	pm = id <= INT_MAX ? idr_find(&po->pmcs, id) : NULL;
+	if (id < HWPMC_FIRST_IDS)
+		pm = po->pmc_first[id];
+	else
+		pm = id <= INT_MAX ? idr_find(&po->pmcs, id) : NULL;
 	*err = pm ? 0 : -EINVAL;
 	return pm;
 }
@@ -587,7 +616,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	else
 		atomic64_set(&pm->value, a->pm_count);
 
-	id = idr_alloc(&po->pmcs, pm, 1, INT_MAX, GFP_KERNEL_ACCOUNT);
+	id = hwpmc_pmc_index(po, pm);
 	if (id < 0) {
 		kfree(pm);
 		err = id;
@@ -613,7 +642,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 		}
 	}
 	if (err) {
-		idr_remove(&po->pmcs, id);
+		hwpmc_pmc_unindex(po, id);
 		/*
 		 * The class may have published pm to its hooks (a system SOFT
 		 * sampler is in an RCU-read array until release): free it
@@ -801,7 +830,7 @@ static void hwpmc_pmc_finish(struct hwpmc_owner *po, struct hwpmc_pmc *pm)
 			hwpmc_samples_ustack_put(pm->ustack_size);
 	}
 	hwpmc_row_unclaim(pm);
-	idr_remove(&po->pmcs, pm->id);
+	hwpmc_pmc_unindex(po, pm->id);
 	po->npmcs--;
 	atomic_dec(&po->user->pmcs);
 	hwpmc_pmc_hooks_put();

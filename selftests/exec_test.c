@@ -117,6 +117,15 @@ static void *attach_thread(void *arg)
 	return NULL;
 }
 
+/* Is the attaching thread asleep uninterruptibly (hwpmc_wait_steady())? */
+static int attacher_in_window(void *arg)
+{
+	struct attach_call *a = arg;
+	pid_t tid = __atomic_load_n(&a->tid, __ATOMIC_ACQUIRE);
+
+	return tid && hwpmc_thread_state(getpid(), tid) == 'D';
+}
+
 /*
  * As uid/gid 65534: PMCATTACH to a child that, while the attach sits
  * between its permission check and its link (the test module's window),
@@ -128,8 +137,7 @@ static void *attach_thread(void *arg)
 static long long race_setid_exec(int *attach_err)
 {
 	struct attach_call a = { 0 };
-	int go[2], pw[2], status, seen;
-	__u64 end;
+	int go[2], pw[2], status;
 	pthread_t th;
 	__u64 v = 0;
 	pid_t child;
@@ -168,14 +176,7 @@ static long long race_setid_exec(int *attach_err)
 	 * for during a fifth of the window at most, then the exec goes
 	 * anyway.
 	 */
-	end = hwpmc_clock_ns(CLOCK_MONOTONIC) + WINDOW_MS * 1000000ULL / 5;
-	for (seen = 0; seen < 3 && hwpmc_clock_ns(CLOCK_MONOTONIC) < end;) {
-		pid_t tid = __atomic_load_n(&a.tid, __ATOMIC_ACQUIRE);
-
-		seen = tid && hwpmc_thread_state(getpid(), tid) == 'D' ?
-		       seen + 1 : 0;
-		usleep(2000);
-	}
+	hwpmc_wait_steady(attacher_in_window, &a, 3, 2000, WINDOW_MS / 5);
 	if (write(go[1], &c, 1) != 1)
 		return -4;
 	pthread_join(th, NULL);

@@ -1071,18 +1071,44 @@ static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
 }
 
 /*
- * Is every thread of @pid off its CPU, blocked?  /proc/PID/task/TID/syscall
- * answers "running" for a thread that is runnable or has not yet switched
- * out of the sleep it entered, and waits for a sleeping one to be off its
- * CPU before it answers anything else.  1: all blocked; 0: not yet; -1:
- * error.
+ * The system call thread @tid of @pid is in, from its
+ * /proc/PID/task/TID/syscall: its number; HWPMC_RUNNING for a thread that
+ * is runnable or has not yet switched out of the sleep it entered (the
+ * file waits for a sleeping one to be off its CPU before it answers
+ * anything else); -1 on error.  Reading it takes @pid's exec_update_lock:
+ * not for a process whose exec may wait for that lock (see
+ * hwpmc_thread_state()).
  */
+#define HWPMC_RUNNING	(-2L)
+
+static inline long hwpmc_thread_syscall(pid_t pid, pid_t tid)
+{
+	char path[64], line[32];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, line, sizeof(line) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	line[n] = 0;
+	if (!strncmp(line, "running", 7))
+		return HWPMC_RUNNING;
+	return strtol(line, NULL, 10);
+}
+
+/* Is every thread of @pid off its CPU, blocked?  1: yes; 0: not yet; -1: error. */
 static inline int hwpmc_job_blocked(pid_t pid)
 {
-	char path[300], line[16];
+	char path[64];
 	struct dirent *de;
-	int rc = 1, f;
-	ssize_t n;
+	int rc = 1;
+	long nr;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -1092,19 +1118,11 @@ static inline int hwpmc_job_blocked(pid_t pid)
 	while (rc == 1 && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid,
-			 de->d_name);
-		f = open(path, O_RDONLY);
-		if (f < 0) {
-			rc = -1;
-			break;
-		}
-		n = read(f, line, sizeof(line) - 1);
-		close(f);
-		if (n <= 0)
-			rc = -1;
-		else if (!strncmp(line, "running", 7))
+		nr = hwpmc_thread_syscall(pid, atoi(de->d_name));
+		if (nr == HWPMC_RUNNING)
 			rc = 0;
+		else if (nr < 0)
+			rc = -1;
 	}
 	closedir(d);
 	return rc;
@@ -1124,57 +1142,71 @@ static inline int hwpmc_wait_job_blocked(pid_t pid)
 }
 
 /*
+ * Wait (up to @ms of CLOCK_MONOTONIC) until @look(@arg) holds on @times
+ * looks in a row, @period_us apart: a steady state, not one passing on the
+ * way (a page fault, a lock taken for a moment).  0 if it does, -1 if not
+ * by then or if @look answers < 0 (an error).
+ */
+static inline int hwpmc_wait_steady(int (*look)(void *arg), void *arg,
+				    int times, int period_us, int ms)
+{
+	__u64 end = hwpmc_clock_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
+	int seen = 0, r;
+
+	while (seen < times) {
+		if (hwpmc_clock_ns(CLOCK_MONOTONIC) >= end)
+			return -1;
+		r = look(arg);
+		if (r < 0)
+			return -1;
+		seen = r ? seen + 1 : 0;
+		usleep(period_us);
+	}
+	return 0;
+}
+
+struct hwpmc_thread_look {
+	pid_t pid, tid;
+	long nr;
+};
+
+static inline int hwpmc_look_blocked(void *arg)
+{
+	const struct hwpmc_thread_look *t = arg;
+
+	return hwpmc_thread_state(t->pid, t->tid) == 'D';
+}
+
+/*
  * Wait (up to @ms) until the thread sleeps uninterruptibly and stays so
  * for 300 ms (not a passing page fault or lock on its way).  0 if it does.
  */
 static inline int hwpmc_wait_blocked(pid_t pid, pid_t tid, int ms)
 {
-	__u64 end = hwpmc_clock_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
-	int seen = 0;
+	struct hwpmc_thread_look t = { pid, tid, 0 };
 
-	while (seen < 30) {
-		if (hwpmc_clock_ns(CLOCK_MONOTONIC) >= end)
-			return -1;
-		seen = hwpmc_thread_state(pid, tid) == 'D' ? seen + 1 : 0;
-		usleep(10000);
-	}
-	return 0;
+	return hwpmc_wait_steady(hwpmc_look_blocked, &t, 30, 10000, ms);
+}
+
+static inline int hwpmc_look_in_syscall(void *arg)
+{
+	const struct hwpmc_thread_look *t = arg;
+	long nr = hwpmc_thread_syscall(t->pid, t->tid);
+
+	return nr == -1 ? -1 : nr == t->nr;
 }
 
 /*
  * Wait (up to @ms) until thread @tid of @pid is blocked in system call
  * @nr and stays so for 300 ms (a wait for a lock, not a passing read of
- * its binary on the way): its /proc/PID/task/TID/syscall starts with that
- * number (a thread running, or not yet switched out of its sleep, reads
- * "running").  0 if it does, -1 if not by then.  Reading that file takes
- * @pid's exec_update_lock (as hwpmc_job_blocked() does): not for a process
- * whose exec may wait for that lock (hwpmc_wait_blocked() then).
+ * its binary on the way).  0 if it does, -1 if not by then.  Takes @pid's
+ * exec_update_lock (hwpmc_thread_syscall()).
  */
 static inline int hwpmc_wait_in_syscall(pid_t pid, pid_t tid, long nr, int ms)
 {
-	__u64 end = hwpmc_clock_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
-	char path[64], line[32];
-	int f, seen = 0;
-	ssize_t n;
+	struct hwpmc_thread_look t = { pid, tid, nr };
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
-		 (int)tid);
-	while (seen < 30) {
-		if (hwpmc_clock_ns(CLOCK_MONOTONIC) >= end)
-			return -1;
-		f = open(path, O_RDONLY | O_CLOEXEC);
-		if (f < 0)
-			return -1;
-		n = read(f, line, sizeof(line) - 1);
-		close(f);
-		line[n > 0 ? n : 0] = 0;
-		if (n > 0 && line[0] != 'r' && strtol(line, NULL, 10) == nr)
-			seen++;
-		else
-			seen = 0;
-		usleep(10000);
-	}
-	return 0;
+	return hwpmc_wait_steady(hwpmc_look_in_syscall, &t, 30, 10000, ms);
 }
 
 /*

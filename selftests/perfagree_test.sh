@@ -8,9 +8,9 @@
 # each record it in this guest, in turn; the flat self shares of hot and
 # warm among the user-mode samples, and of the kernel as a whole
 # (interrupts: the timers, the tick) among all, must agree within a few
-# points: 6 for hot, 4 for warm, 6 for the kernel under -icount and 15
-# under plain TCG (at 4 kHz, 1 s of CPU time gives about 4,000 samples
-# each: a share's own spread is about 0.5 points).  hwpmc records as root
+# points: 6 for hot, 4 for warm, KERN_POINTS (below) for the kernel (at
+# 4 kHz, 1 s of CPU time gives about 4,000 samples each: a share's own
+# spread is about 0.5 points).  hwpmc records as root
 # and as uid 65534 (perf as root); an unprivileged log shows no kernel
 # frames (a sample taken in the kernel is "[kernel hidden]"), so uid
 # 65534's kernel share is not compared.

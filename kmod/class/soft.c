@@ -1196,13 +1196,11 @@ static void soft_sync(struct hwpmc_pmc *pm)
  * read that gave up on its retries leaves out: no read returns less than
  * one before it, so that a count never goes down.
  */
-static u64 soft_read(struct hwpmc_pmc *pm)
+static noinline u64 soft_prof_read_value(struct hwpmc_pmc *pm)
 {
 	s64 floor;
 	u64 v;
 
-	if (pm->event != PMC_SOFT_CLOCK_PROF)
-		return atomic64_read(&pm->value);
 	if (!hwpmc_running(pm))
 		v = atomic64_read(&pm->value);
 	else if (!soft_prof_read_self(pm, &v))	/* system scope: no target */
@@ -1213,6 +1211,14 @@ static u64 soft_read(struct hwpmc_pmc *pm)
 			return floor;
 	} while (!atomic64_try_cmpxchg(&pm->read_floor, &floor, v));
 	return v;
+}
+
+/* The other events' read, a load, saves no registers (the above does). */
+static u64 soft_read(struct hwpmc_pmc *pm)
+{
+	if (pm->event != PMC_SOFT_CLOCK_PROF)
+		return atomic64_read(&pm->value);
+	return soft_prof_read_value(pm);
 }
 
 static void soft_write(struct hwpmc_pmc *pm, u64 value)

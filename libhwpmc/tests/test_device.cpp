@@ -2,6 +2,8 @@
 // Integration tests of the C and C++ APIs against the real kernel module:
 // they run in the guest (scripts/vm-run ... ctest -R Device) and skip where
 // /dev/hwpmc is absent.  Only TSC and SOFT, which need no PMU.
+#include "pin_cpu.hpp"
+
 #include <hwpmc/hwpmc.hpp>
 #include <hwpmc/pmc.h>
 
@@ -40,27 +42,6 @@ void spin(std::chrono::milliseconds d) {
         for (int i = 0; i < 10000; ++i)
             sink = sink + static_cast<unsigned long>(i);
 }
-
-// Runs the calling thread on one CPU for its lifetime (a system-scope PMC
-// counts only its own CPU), then gives back the old mask.
-class pin_to_cpu {
-public:
-    explicit pin_to_cpu(int cpu) {
-        ok_ = sched_getaffinity(0, sizeof(old_), &old_) == 0;
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        ok_ = ok_ && sched_setaffinity(0, sizeof(set), &set) == 0;
-    }
-    ~pin_to_cpu() { (void)sched_setaffinity(0, sizeof(old_), &old_); }
-    pin_to_cpu(const pin_to_cpu &) = delete;
-    pin_to_cpu &operator=(const pin_to_cpu &) = delete;
-    bool ok() const { return ok_; }
-
-private:
-    cpu_set_t old_{};
-    bool ok_ = false;
-};
 
 class DeviceC : public ::testing::Test {
 protected:

@@ -7,6 +7,7 @@
 // QEMU's TCG has no RDPMC (#UD).
 #include "capi_state.hpp"
 #include "ops.hpp"
+#include "pin_cpu.hpp"
 #include "rdpmc.hpp"
 
 #include <hwpmc/pmc.h>
@@ -16,6 +17,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sched.h>
 #include <sstream>
 #include <string>
@@ -67,14 +69,13 @@ uint64_t ioctl_count(pmc_id_t id) {
 class ModelRdpmc : public ::testing::Test {
 protected:
     hwpmc::detail::rdpmc_fn saved = nullptr;
+    std::unique_ptr<pin_to_cpu> pin;
     void SetUp() override {
         if (access(model_dir, F_OK) != 0 || access("/dev/hwpmc", F_OK) != 0)
             GTEST_SKIP() << "no PMU model (selftests/hwtools_test.sh loads the test module "
                             "with pmu_model=...)";
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(0, &set);
-        ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+        pin = std::make_unique<pin_to_cpu>(0);
+        ASSERT_TRUE(pin->ok()) << strerror(errno);
         ASSERT_EQ(pmc_init(), 0) << strerror(errno);
         saved = hwpmc::detail::rdpmc_reader();
         hwpmc::detail::rdpmc_reader() = model_rdpmc;
