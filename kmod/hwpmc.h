@@ -282,15 +282,15 @@ struct pid_namespace;
 struct cred;
 struct hwpmc_user;
 
+/* Handles 0 (never one) to HWPMC_FIRST_IDS - 1 have a direct index. */
+#define HWPMC_FIRST_IDS		8
+
 /*
  * One open of /dev/hwpmc: an owner.  It lives as long as its file, but is
  * shut down (its PMCs released, its log closed: po->dead) as soon as the
  * process that opened it exits, so that no log file can keep it, its
  * PMCs or the module alive after every process that could use it is gone.
  */
-/* Handles 0 (never one) to HWPMC_FIRST_IDS - 1 have a direct index. */
-#define HWPMC_FIRST_IDS		8
-
 struct hwpmc_owner {
 	pid_t tgid;			/* the opening process */
 	struct pid *pid;		/* for signals */

@@ -4,6 +4,7 @@
  * its argument in, calls hwpmc_op_<name>(), and copies the result out.
  */
 #include <linux/fs.h>
+#include <linux/nospec.h>
 #include <linux/uaccess.h>
 #include <linux/string.h>
 #include <linux/percpu.h>
@@ -211,7 +212,7 @@ static __always_inline int hwpmc_op_call(const struct hwpmc_op_desc *op,
 
 /*
  * The hot operations' arguments (below: 8 and 16 bytes) move by 8-byte
- * words inside one user-access section: the range check, the speculation
+ * words inside one user-access section: the range check, a speculation
  * barrier and the fault fixups of copy_from_user() and copy_to_user(),
  * without their out-of-line calls and byte-string moves (REP MOVSB, an
  * instruction a byte under QEMU's -icount).  True if all of it was
@@ -219,8 +220,8 @@ static __always_inline int hwpmc_op_call(const struct hwpmc_op_desc *op,
  */
 static __always_inline bool hwpmc_arg_words(unsigned int size)
 {
-	return __builtin_constant_p(size) && size <= 2 * sizeof(u64) &&
-	       IS_ALIGNED(size, sizeof(u64));
+	return __builtin_constant_p(size) &&
+	       (size == sizeof(u64) || size == 2 * sizeof(u64));
 }
 
 static __always_inline bool hwpmc_arg_in(void *a, const void __user *uarg,
@@ -330,7 +331,9 @@ union hwpmc_op_args {
 static noinline long hwpmc_ioctl_any(struct hwpmc_owner *po, unsigned int cmd,
 				     void __user *uarg)
 {
-	unsigned int nr = _IOC_NR(cmd), size = _IOC_SIZE(cmd);
+	/* hwpmc_ioctl() checked it; no speculation past that check */
+	unsigned int nr = array_index_nospec(_IOC_NR(cmd), PMC_OP_MAX + 1);
+	unsigned int size = _IOC_SIZE(cmd);
 	/*
 	 * Each op uses the first @size bytes (its structure, which its
 	 * command encodes), filled by hwpmc_op_run(), and nothing after
@@ -375,7 +378,8 @@ long hwpmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 	/* Not ours: refused before anything is cleared or counted. */
 	if (_IOC_TYPE(cmd) != HWPMC_IOC_MAGIC || _IOC_NR(cmd) > PMC_OP_MAX ||
-	    hwpmc_ops[_IOC_NR(cmd)].cmd != cmd)
+	    hwpmc_ops[array_index_nospec(_IOC_NR(cmd), PMC_OP_MAX + 1)].cmd !=
+	    cmd)
 		return -ENOTTY;
 	return hwpmc_ioctl_any(po, cmd, uarg);
 }

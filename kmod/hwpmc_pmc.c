@@ -21,6 +21,7 @@
 #include <linux/sched/mm.h>
 #include <linux/hash.h>
 #include <linux/cred.h>
+#include <linux/nospec.h>
 
 #include "hwpmc.h"
 #include "compat/compat.h"
@@ -327,8 +328,8 @@ static struct hwpmc_pmc *hwpmc_find(struct hwpmc_owner *po, u32 id, int *err)
 		*err = -ESRCH;
 		return NULL;
 	}
-	if (id < HWPMC_FIRST_IDS)
-		pm = po->pmc_first[id];
+	if (id < HWPMC_FIRST_IDS)	/* @id is the user's: no speculation */
+		pm = po->pmc_first[array_index_nospec(id, HWPMC_FIRST_IDS)];
 	else
 		pm = id <= INT_MAX ? idr_find(&po->pmcs, id) : NULL;
 	*err = pm ? 0 : -EINVAL;
