@@ -689,18 +689,35 @@ static inline int hwpmc_count_rows(int fd, __u32 cpu, __u32 class,
 	return count;
 }
 
-/* Read an integer sysctl, e.g. "/proc/sys/kernel/hwpmc/..."; -1 on error. */
-static inline long hwpmc_sysctl_get(const char *path)
+/*
+ * The start of text file @path (a /proc or /sys file: one read), at most
+ * @size - 1 bytes, NUL-terminated in @buf: its length, or -1 if it cannot
+ * be opened or reads empty.
+ */
+static inline ssize_t hwpmc_read_text(const char *path, char *buf,
+				      size_t size)
 {
-	char buf[32] = "";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+/* Read an integer sysctl, e.g. "/proc/sys/kernel/hwpmc/..."; -1 on error. */
+static inline long hwpmc_sysctl_get(const char *path)
+{
+	char buf[32];
+
+	if (hwpmc_read_text(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return strtol(buf, NULL, 10);
 }
 
 /* Write an integer sysctl; 0 or the errno. */
@@ -1053,19 +1070,11 @@ static inline int hwpmc_leave_chroot(void)
 static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
 {
 	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
 		 (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (hwpmc_read_text(path, buf, sizeof(buf)) < 0)
 		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
 	p = strstr(buf, "\nState:\t");
 	return p && p[8] ? p[8] : '?';
 }
@@ -1084,19 +1093,11 @@ static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
 static inline long hwpmc_thread_syscall(pid_t pid, pid_t tid)
 {
 	char path[64], line[32];
-	ssize_t n;
-	int f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
 		 (int)tid);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	if (hwpmc_read_text(path, line, sizeof(line)) < 0)
 		return -1;
-	n = read(f, line, sizeof(line) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	line[n] = 0;
 	if (!strncmp(line, "running", 7))
 		return HWPMC_RUNNING;
 	return strtol(line, NULL, 10);

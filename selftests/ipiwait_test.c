@@ -83,18 +83,11 @@ static long long stime_of(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long st;
-	int fd, field;
-	ssize_t n;
+	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (hwpmc_read_text(path, buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	p = strrchr(buf, ')');		/* after the command name */
 	for (field = 2; p && field < 15; field++)
 		p = strchr(p + 1, ' ');

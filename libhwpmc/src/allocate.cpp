@@ -34,9 +34,9 @@ int pmc_allocate(const char *ctrspec, enum pmc_mode mode, uint32_t flags, int cp
     // A slot in the read page: TC SOFT (the kernel refuses CLOCK.PROF)
     // and TSC PMCs.
     if ((mode == PMC_MODE_TC && a.cls == PMC_CLASS_SOFT) || a.cls == PMC_CLASS_TSC)
-        capi().readpage.learn(fd, a.id);
+        hot().readpage.learn(fd, a.id);
     else
-        capi().readpage.forget(a.id);
+        hot().readpage.forget(a.id);
     *pmcid = a.id;
     return 0;
 }
@@ -45,7 +45,7 @@ int pmc_release(pmc_id_t pmc) {
     const int fd = capi_fd();
     if (fd < 0 || op_release(fd, pmc) < 0)
         return -1;
-    capi().readpage.forget(pmc);
+    hot().readpage.forget(pmc);
     std::lock_guard lock(capi().classes_lock);
     capi().classes.erase(pmc);
     capi().rdpmc.erase(pmc);

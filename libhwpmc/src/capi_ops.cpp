@@ -64,6 +64,29 @@ int with_fd_then(pmc_id_t pmc, F op, G then) {
     return 0;
 }
 
+// pmc_read() without the read page: RDPMC once granted, else PMCRW, with
+// its value and its errors.
+[[gnu::always_inline]] inline int read_by_kernel(const capi_hot &s, int fd, pmc_id_t pmc,
+                                                 pmc_value_t *value) {
+    if (s.rdpmc_granted.load(std::memory_order_acquire)) [[unlikely]]
+        return read_granted(fd, pmc, value);
+    pmc_value_t v = 0;
+    if (op_rw(fd, pmc, PMC_F_OLDVALUE, &v) < 0)
+        return -1;
+    *value = v;
+    return 0;
+}
+
+// The read page, where the PMC has a slot that answers now: no system
+// call.  Out of line, so that pmc_read()'s ioctl path saves no register
+// for the page's read.
+[[gnu::noinline]] int read_by_slot(const capi_hot &s, int fd, pmc_id_t pmc, uint64_t slot,
+                                   pmc_value_t *value) {
+    if (s.readpage.read_slot(slot, value))
+        return 0;
+    return read_by_kernel(s, fd, pmc, value);
+}
+
 } // namespace
 
 extern "C" {
@@ -105,23 +128,15 @@ int pmc_read(pmc_id_t pmc, pmc_value_t *value) {
         errno = EINVAL;
         return -1;
     }
-    capi_state &s = capi();
+    const capi_hot &s = hot();
     const int fd = s.fd.load(std::memory_order_acquire);
     if (fd < 0) {
         errno = ENXIO; // as capi_fd()
         return -1;
     }
-    // The read page, where the PMC has a slot that answers now: no
-    // system call.  Else PMCRW, with its value and its errors.
-    if (s.readpage.read(pmc, value))
-        return 0;
-    if (s.rdpmc_granted.load(std::memory_order_acquire)) [[unlikely]]
-        return read_granted(fd, pmc, value);
-    pmc_value_t v = 0;
-    if (op_rw(fd, pmc, PMC_F_OLDVALUE, &v) < 0)
-        return -1;
-    *value = v;
-    return 0;
+    if (const uint64_t slot = s.readpage.slot(pmc))
+        return read_by_slot(s, fd, pmc, slot, value);
+    return read_by_kernel(s, fd, pmc, value);
 }
 
 int pmc_write(pmc_id_t pmc, pmc_value_t value) {
@@ -169,7 +184,7 @@ int pmc_get_msr(pmc_id_t pmc, uint32_t *msr) {
         },
         [&](rdpmc_state &r) {
             // Before the grant is visible: pmc_read() then looks.
-            capi().rdpmc_granted.store(true, std::memory_order_release);
+            hot().rdpmc_granted.store(true, std::memory_order_release);
             r.grant(idx);
         });
 }

@@ -7,7 +7,7 @@
 namespace hwpmc::detail {
 
 int capi_fd() {
-    const int fd = capi().fd.load(std::memory_order_acquire);
+    const int fd = hot().fd.load(std::memory_order_acquire);
     if (fd < 0)
         errno = ENXIO;
     return fd;
@@ -16,15 +16,15 @@ int capi_fd() {
 void capi_reset() {
     capi_state &s = capi();
     std::lock_guard lock(s.init_lock);
-    const int fd = s.fd.exchange(-1);
+    const int fd = hot().fd.exchange(-1);
     if (fd >= 0)
         ::close(fd);
     s.info = session_info{};
-    s.readpage.reset();
+    hot().readpage.reset();
     std::lock_guard classes(s.classes_lock);
     s.classes.clear();
     s.rdpmc.clear();
-    s.rdpmc_granted.store(false, std::memory_order_relaxed);
+    hot().rdpmc_granted.store(false, std::memory_order_relaxed);
 }
 
 std::string &capi_errmsg() {

@@ -15,27 +15,38 @@
 
 namespace hwpmc::detail {
 
-struct capi_state {
-    std::mutex init_lock;    // serializes pmc_init()
+// What pmc_read() looks at, constant-initialized (constinit): no first
+// use guard before it, which capi()'s function-local state has, and which
+// inlined into pmc_read() kept registers saved on its every path.
+struct capi_hot {
     std::atomic<int> fd{-1}; // -1 until pmc_init() succeeds
-    session_info info;       // written once, before fd is published
-
-    // The class of each PMC allocated through pmc_allocate() (pmc_width()).
-    std::mutex classes_lock;
-    std::unordered_map<pmc_id_t, enum pmc_class> classes;
-    // Their user-mode RDPMC (pmc_get_msr(), pmc_read()), same lock.
-    std::unordered_map<pmc_id_t, rdpmc_state> rdpmc;
-    // Set (under classes_lock) before pmc_get_msr() first grants RDPMC to
-    // any PMC, cleared only by capi_reset(): while false, no rdpmc entry
-    // is granted, so pmc_read() neither takes the lock nor looks the PMC
-    // up (an ioctl read then changes no state either).
+    // Set (under capi().classes_lock) before pmc_get_msr() first grants
+    // RDPMC to any PMC, cleared only by capi_reset(): while false, no
+    // rdpmc entry is granted, so pmc_read() neither takes the lock nor
+    // looks the PMC up (an ioctl read then changes no state either).
     std::atomic<bool> rdpmc_granted{false};
     // The session's read page and its PMCs' slots (pmc_read() without a
     // system call).
     readpage_state readpage;
 };
 
-// Inline: pmc_read() pays a guard check, not a call.
+inline constinit capi_hot capi_hot_state{};
+
+inline capi_hot &hot() {
+    return capi_hot_state;
+}
+
+struct capi_state {
+    std::mutex init_lock; // serializes pmc_init()
+    session_info info;    // written once, before hot().fd is published
+
+    // The class of each PMC allocated through pmc_allocate() (pmc_width()).
+    std::mutex classes_lock;
+    std::unordered_map<pmc_id_t, enum pmc_class> classes;
+    // Their user-mode RDPMC (pmc_get_msr(), pmc_read()), same lock.
+    std::unordered_map<pmc_id_t, rdpmc_state> rdpmc;
+};
+
 inline capi_state &capi() {
     static capi_state state;
     return state;

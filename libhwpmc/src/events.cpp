@@ -28,7 +28,7 @@ const char *intern(const std::string &s) {
 }
 
 bool initialized() {
-    return capi().fd.load(std::memory_order_acquire) >= 0;
+    return hot().fd.load(std::memory_order_acquire) >= 0;
 }
 
 // The SOFT events of the session, or the header's before pmc_init().

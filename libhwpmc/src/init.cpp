@@ -11,7 +11,7 @@ using namespace hwpmc::detail;
 extern "C" int pmc_init(void) {
     capi_state &s = capi();
     std::lock_guard lock(s.init_lock);
-    if (s.fd.load(std::memory_order_relaxed) >= 0)
+    if (hot().fd.load(std::memory_order_relaxed) >= 0)
         return 0; // already initialized, as FreeBSD
     struct pmc_cpuinfo ci {};
     const int fd = open_session(device_path().c_str(), &ci);
@@ -21,8 +21,8 @@ extern "C" int pmc_init(void) {
         close_keep_errno(fd);
         return -1;
     }
-    s.readpage.map(fd); // none before module 1.6: PMCRW reads
-    s.fd.store(fd, std::memory_order_release);
+    hot().readpage.map(fd); // none before module 1.6: PMCRW reads
+    hot().fd.store(fd, std::memory_order_release);
     return 0;
 }
 

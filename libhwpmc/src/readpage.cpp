@@ -48,7 +48,7 @@ std::atomic<unsigned> fork_gen{0};
 
 // fork()'s child has no mapping (VM_DONTCOPY): it reads with PMCRW.
 void forget_in_child() {
-    capi().readpage.page.store(nullptr, std::memory_order_release);
+    hot().readpage.page.store(nullptr, std::memory_order_release);
     fork_gen.fetch_add(1, std::memory_order_relaxed);
 }
 

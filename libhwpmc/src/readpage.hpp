@@ -64,13 +64,12 @@ struct readpage_state {
     std::atomic<const hwpmc_readpage *> page{nullptr};
     std::array<std::atomic<uint64_t>, kMaxIds> slots{};
 
-    // pmc_read()'s fast path: true with the count when the page answers.
-    bool read(uint32_t id, uint64_t *value) const {
-        if (id >= kMaxIds)
-            return false;
-        const uint64_t si = slots[id].load(std::memory_order_relaxed);
-        if (si == 0)
-            return false;
+    // pmc_read()'s fast path, in two steps: the PMC's slot (0: none), then
+    // the read of that slot, true with the count when the page answers.
+    uint64_t slot(uint32_t id) const {
+        return id < kMaxIds ? slots[id].load(std::memory_order_relaxed) : 0;
+    }
+    bool read_slot(uint64_t si, uint64_t *value) const {
         const hwpmc_readpage *p = page.load(std::memory_order_acquire);
         return p != nullptr &&
                readpage_read(p, static_cast<uint32_t>(si), static_cast<uint32_t>(si >> 32), value);
