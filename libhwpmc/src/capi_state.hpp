@@ -19,15 +19,15 @@ namespace hwpmc::detail {
 // use guard before it, which capi()'s function-local state has, and which
 // inlined into pmc_read() kept registers saved on its every path.
 struct capi_hot {
+    // The session's read page and its PMCs' slots (pmc_read() without a
+    // system call).
+    readpage_state readpage;
     std::atomic<int> fd{-1}; // -1 until pmc_init() succeeds
     // Set (under capi().classes_lock) before pmc_get_msr() first grants
     // RDPMC to any PMC, cleared only by capi_reset(): while false, no
     // rdpmc entry is granted, so pmc_read() neither takes the lock nor
     // looks the PMC up (an ioctl read then changes no state either).
     std::atomic<bool> rdpmc_granted{false};
-    // The session's read page and its PMCs' slots (pmc_read() without a
-    // system call).
-    readpage_state readpage;
 };
 
 inline constinit capi_hot capi_hot_state{};

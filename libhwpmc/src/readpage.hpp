@@ -61,8 +61,10 @@ bool readpage_slot(int fd, uint32_t id, uint32_t *slot, uint32_t *gen);
 // kMaxIds, its slot (0: none; else gen << 32 | slot, gen never 0).
 struct readpage_state {
     static constexpr uint32_t kMaxIds = 1024;
-    std::atomic<const hwpmc_readpage *> page{nullptr};
+    // First: at the start of capi_hot, pmc_read()'s look at a slot is
+    // one indexed load from the state's address.
     std::array<std::atomic<uint64_t>, kMaxIds> slots{};
+    std::atomic<const hwpmc_readpage *> page{nullptr};
 
     // pmc_read()'s fast path, in two steps: the PMC's slot (0: none), then
     // the read of that slot, true with the count when the page answers.

@@ -21,10 +21,13 @@ using ioctl_function = int (*)(int fd, unsigned long request, void *arg);
 void set_ioctl_function(ioctl_function fn);
 extern std::atomic<ioctl_function> ioctl_override; // set_ioctl_function()'s
 
-// The ioctl, through set_ioctl_function()'s function if any.
+// The ioctl, through set_ioctl_function()'s function if any (tests only:
+// the system call is the path laid out straight).
 inline int ioctl_once(int fd, unsigned long request, void *arg) {
     const ioctl_function fn = ioctl_override.load(std::memory_order_relaxed);
-    return fn != nullptr ? fn(fd, request, arg) : ::ioctl(fd, request, arg);
+    if (fn == nullptr) [[likely]]
+        return ::ioctl(fd, request, arg);
+    return fn(fd, request, arg);
 }
 
 // After an ioctl failed: again while it fails with EINTR; 0, or -1 with
