@@ -1081,14 +1081,16 @@ static inline char hwpmc_thread_state(pid_t pid, pid_t tid)
 
 /*
  * The system call thread @tid of @pid is in, from its
- * /proc/PID/task/TID/syscall: its number; HWPMC_RUNNING for a thread that
- * is runnable or has not yet switched out of the sleep it entered (the
- * file waits for a sleeping one to be off its CPU before it answers
- * anything else); -1 on error.  Reading it takes @pid's exec_update_lock:
- * not for a process whose exec may wait for that lock (see
- * hwpmc_thread_state()).
+ * /proc/PID/task/TID/syscall: its number, or -1 (the file's own) for a
+ * thread blocked outside one; HWPMC_RUNNING for a thread that is runnable
+ * or has not yet switched out of the sleep it entered (the file waits for
+ * a sleeping one to be off its CPU before it answers anything else);
+ * HWPMC_UNREADABLE if the file cannot be read.  Reading it takes @pid's
+ * exec_update_lock: not for a process whose exec may wait for that lock
+ * (see hwpmc_thread_state()).
  */
-#define HWPMC_RUNNING	(-2L)
+#define HWPMC_RUNNING		(-2L)
+#define HWPMC_UNREADABLE	(-3L)
 
 static inline long hwpmc_thread_syscall(pid_t pid, pid_t tid)
 {
@@ -1097,7 +1099,7 @@ static inline long hwpmc_thread_syscall(pid_t pid, pid_t tid)
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
 		 (int)tid);
 	if (hwpmc_read_text(path, line, sizeof(line)) < 0)
-		return -1;
+		return HWPMC_UNREADABLE;
 	if (!strncmp(line, "running", 7))
 		return HWPMC_RUNNING;
 	return strtol(line, NULL, 10);
@@ -1122,7 +1124,7 @@ static inline int hwpmc_job_blocked(pid_t pid)
 		nr = hwpmc_thread_syscall(pid, atoi(de->d_name));
 		if (nr == HWPMC_RUNNING)
 			rc = 0;
-		else if (nr < 0)
+		else if (nr == HWPMC_UNREADABLE)
 			rc = -1;
 	}
 	closedir(d);
@@ -1194,7 +1196,7 @@ static inline int hwpmc_look_in_syscall(void *arg)
 	const struct hwpmc_thread_look *t = arg;
 	long nr = hwpmc_thread_syscall(t->pid, t->tid);
 
-	return nr == -1 ? -1 : nr == t->nr;
+	return nr == HWPMC_UNREADABLE ? -1 : nr == t->nr;
 }
 
 /*
