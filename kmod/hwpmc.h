@@ -661,6 +661,74 @@ enum hwpmc_hook {
 
 int hwpmc_hook_get(enum hwpmc_hook h);
 void hwpmc_hook_put(enum hwpmc_hook h);
+
+/*
+ * The switch hook's gate (hwpmc_switch_wanted(), hwpmc_hooks.c): while the
+ * hook is attached, a switch goes on to the classes and the process
+ * records only if
+ *   - this CPU has a reason of its own (hwpmc_switch_here): a task whose
+ *     CPU time a class follows here, a class timer running for the
+ *     current task, a system-scope PMC here that counts switches or CPU
+ *     time; or
+ *   - some PMC needs every switch of the machine (HWPMC_GATE_EVERY); or
+ *   - the outgoing task's process is a target and some PMC needs to see
+ *     such switches (HWPMC_GATE_PREV), or the incoming task's
+ *     (HWPMC_GATE_NEXT).
+ * Anything else is the switch of two tasks nobody monitors on a CPU with
+ * nothing of hwpmc's, which costs the probe a few loads and at most two
+ * hash lookups, with no call.  Whoever needs switches raises its reason
+ * before the state that needs them takes effect (a PMC running, a target
+ * attached, a task followed) and drops it after that state is gone, so
+ * the gate never hides a switch that the classes would have acted on
+ * (they make their own checks after it).
+ */
+enum hwpmc_here {
+	HWPMC_HERE_TASK,	/* written by the CPU itself, IRQs off */
+	HWPMC_HERE_TIMER,	/* the same */
+	HWPMC_HERE_SYS,		/* any CPU, under hwpmc_sx */
+	HWPMC_HERE_NR,
+};
+
+/* One byte a reason, each with one writer; the hook reads them at once. */
+union hwpmc_switch_here {
+	u8 why[4];
+	u32 any;
+};
+
+static_assert(sizeof_field(union hwpmc_switch_here, why) >= HWPMC_HERE_NR);
+static_assert(sizeof_field(union hwpmc_switch_here, why) ==
+	      sizeof_field(union hwpmc_switch_here, any));
+DECLARE_PER_CPU(union hwpmc_switch_here, hwpmc_switch_here);
+
+static inline void hwpmc_switch_here_set(unsigned int cpu,
+					 enum hwpmc_here why, bool on)
+{
+	WRITE_ONCE(per_cpu(hwpmc_switch_here, cpu).why[why], on);
+}
+
+enum hwpmc_gate {
+	HWPMC_GATE_EVERY,
+	HWPMC_GATE_PREV,
+	HWPMC_GATE_NEXT,
+	HWPMC_GATE_NR,
+};
+
+extern atomic_t hwpmc_switch_gate[HWPMC_GATE_NR];
+
+static inline void hwpmc_switch_gate_get(enum hwpmc_gate g)
+{
+	atomic_inc(&hwpmc_switch_gate[g]);
+	/* Raised before the state that needs it is published. */
+	smp_mb__after_atomic();
+}
+
+static inline void hwpmc_switch_gate_put(enum hwpmc_gate g)
+{
+	/* Dropped after that state is gone. */
+	smp_mb__before_atomic();
+	atomic_dec(&hwpmc_switch_gate[g]);
+}
+
 int hwpmc_hooks_get(u32 mask);
 void hwpmc_hooks_put(u32 mask);
 u32 hwpmc_hooks_attached(void);

@@ -38,18 +38,49 @@
 
 #include "hwpmc.h"
 
+DEFINE_PER_CPU(union hwpmc_switch_here, hwpmc_switch_here);
+atomic_t hwpmc_switch_gate[HWPMC_GATE_NR];
+
 /*
- * sched_switch: IRQs off, runqueue locked.  No sleeping, no allocation:
- * the classes' and the machine's callbacks (hwpmc_classes_switch()), then
- * the process records.
+ * Does this switch go on to the classes (see enum hwpmc_here, hwpmc.h)?
+ * IRQs off, runqueue locked.  The lookups run under the scheduler's RCU
+ * read side (IRQs off): a process record is freed after a grace period.
+ */
+static __always_inline bool hwpmc_switch_wanted(struct task_struct *prev,
+						struct task_struct *next)
+{
+	return this_cpu_read(hwpmc_switch_here.any) ||
+	       atomic_read(&hwpmc_switch_gate[HWPMC_GATE_EVERY]) ||
+	       (atomic_read(&hwpmc_switch_gate[HWPMC_GATE_PREV]) &&
+		hwpmc_proc_find(prev->signal)) ||
+	       (atomic_read(&hwpmc_switch_gate[HWPMC_GATE_NEXT]) &&
+		hwpmc_proc_find(next->signal));
+}
+
+/*
+ * What a switch the gate passes does: the classes' and the machine's
+ * callbacks (hwpmc_classes_switch()), then the process records.  Out of
+ * line, so that the probe saves no register for the switches it drops.
+ */
+static noinline void hwpmc_switch_slow(struct task_struct *prev,
+				       struct task_struct *next)
+{
+	hwpmc_classes_switch(prev, next);
+	hwpmc_proc_switch(prev, next);
+}
+
+/*
+ * sched_switch: IRQs off, runqueue locked.  No sleeping, no allocation.
+ * Every switch of the machine comes through here while the hook is
+ * attached: the gate first.
  */
 static void hwpmc_probe_switch(void *data, bool preempt,
 			       struct task_struct *prev,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	hwpmc_classes_switch(prev, next);
-	hwpmc_proc_switch(prev, next);
+	if (hwpmc_switch_wanted(prev, next))
+		hwpmc_switch_slow(prev, next);
 }
 
 static void hwpmc_probe_fork(void *data, struct task_struct *parent,

@@ -95,8 +95,10 @@ static void hwpmc_unlink_target(struct hwpmc_target *pt)
 	list_del_rcu(&pt->pm_node);
 	pt->pm->ntargets--;
 	hwpmc_readpage_sync(pt->pm);
-	if (pt->pm->flags & PMC_F_LOG_PROCCSW)
+	if (pt->pm->flags & PMC_F_LOG_PROCCSW) {
 		atomic_dec(&hwpmc_ncsw_targets);
+		hwpmc_switch_gate_put(HWPMC_GATE_PREV);
+	}
 	kfree_rcu(pt, rcu);
 	if (list_empty(&pp->targets)) {
 		atomic_dec(&hwpmc_nprocs);
@@ -160,6 +162,9 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	pt->priv = priv;
 	atomic64_set(&pt->value, 0);
 	atomic64_set(&pt->csw_mark, 0);
+	/* PROCCSW records of the outgoing task's switches, from now. */
+	if (pm->flags & PMC_F_LOG_PROCCSW)
+		hwpmc_switch_gate_get(HWPMC_GATE_PREV);
 	list_add_tail_rcu(&pt->pm_node, &pm->targets);
 	list_add_tail_rcu(&pt->pp_node, &pp->targets);
 	pm->ntargets++;

@@ -367,6 +367,24 @@ static void soft_prof_refund(struct task_struct *task, u64 ns)
 }
 
 /*
+ * The task this CPU follows (NULL: none), and what the switch hook's gate
+ * knows of it.  On the CPU itself, IRQs off; in a prof_seq write section
+ * when readers may look.
+ */
+static void soft_follow(struct soft_cpu *sc, struct task_struct *task)
+{
+	WRITE_ONCE(sc->prof_task, task);
+	hwpmc_switch_here_set(smp_processor_id(), HWPMC_HERE_TASK, !!task);
+}
+
+/* The CLOCK.PROF timer runs here (or not), for the gate too.  IRQs off. */
+static void soft_prof_set_on(struct soft_cpu *sc, unsigned int cpu, bool on)
+{
+	sc->prof_on = on;
+	hwpmc_switch_here_set(cpu, HWPMC_HERE_TIMER, on);
+}
+
+/*
  * Credit the CPU time @task (current) had since the last fold.  IRQs off,
  * on this CPU, inside prof_seq's write section.  Counts move only by the
  * scheduler's runtime as it stands (@runtime: at a switch, and at start,
@@ -405,7 +423,7 @@ static void soft_prof_fold_at(struct soft_cpu *sc, struct task_struct *task,
 		sc->prof_base = runtime;
 	if (sc->prof_task != task || sruntime > sc->prof_sbase)
 		sc->prof_sbase = sruntime;
-	sc->prof_task = task;
+	soft_follow(sc, task);
 }
 
 /*
@@ -522,10 +540,10 @@ static void soft_prof_arm(struct soft_cpu *sc, struct task_struct *task)
 	if (!ns) {
 		if (sc->prof_on)
 			hrtimer_try_to_cancel(&sc->prof);
-		sc->prof_on = false;
+		soft_prof_set_on(sc, smp_processor_id(), false);
 		return;
 	}
-	sc->prof_on = true;
+	soft_prof_set_on(sc, smp_processor_id(), true);
 	hrtimer_start(&sc->prof, ns_to_ktime(ns),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
@@ -578,7 +596,7 @@ static noinline void soft_switch_slow(struct soft_cpu *sc,
 		 */
 		if (READ_ONCE(sc->prof_task)) {
 			raw_write_seqcount_begin(&sc->prof_seq);
-			WRITE_ONCE(sc->prof_task, NULL);
+			soft_follow(sc, NULL);
 			raw_write_seqcount_end(&sc->prof_seq);
 		}
 		return;
@@ -597,7 +615,7 @@ static noinline void soft_switch_slow(struct soft_cpu *sc,
 		raw_write_seqcount_begin(&sc->prof_seq);
 		if (sc->prof_task)
 			soft_prof_fold_at(sc, prev, rt, rt, NULL);
-		WRITE_ONCE(sc->prof_task, follow ? next : NULL);
+		soft_follow(sc, follow ? next : NULL);
 		if (follow) {
 			sc->prof_base = READ_ONCE(next->se.sum_exec_runtime);
 			sc->prof_sbase = sc->prof_base;
@@ -616,7 +634,11 @@ static noinline void soft_switch_slow(struct soft_cpu *sc,
 
 /*
  * sched_switch (IRQs off, runqueue locked; class op switch_task):
- * CLOCK.PROF, SCHED.SWITCH.  A switch between tasks nobody monitors costs
+ * CLOCK.PROF, SCHED.SWITCH.  The core's gate (hwpmc_switch_wanted()),
+ * which this class keeps informed (soft_follow(), soft_prof_set_on(),
+ * soft_gate() and the system-scope events), drops most switches of tasks
+ * nobody monitors before the call; another class's PMC may let them
+ * through.  Here a switch between tasks nobody monitors costs
  * one look at this CPU's state and at most one lookup per task in the
  * process hash (inline: an empty bucket or a short chain): @prev's while
  * a process-scope SCHED.SWITCH PMC exists (it would count @prev's
@@ -921,7 +943,7 @@ static void soft_prof_forget_ipi(void *unused)
 	if (!sc->prof_task || atomic_read(&soft_npmcs))
 		return;
 	raw_write_seqcount_begin(&sc->prof_seq);
-	WRITE_ONCE(sc->prof_task, NULL);
+	soft_follow(sc, NULL);
 	raw_write_seqcount_end(&sc->prof_seq);
 }
 
@@ -938,16 +960,24 @@ static enum hrtimer_restart soft_prof_fn(struct hrtimer *t)
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	u64 ns;
 
+	/*
+	 * Armed on a CPU that went offline after its offline callback (a
+	 * target switched in there meanwhile) and moved here when it died:
+	 * this CPU's state is not its own.  That CPU re-arms as it needs
+	 * when it comes back (soft_cpu_online()).
+	 */
+	if (container_of(t, struct soft_cpu, prof) != sc)
+		return HRTIMER_NORESTART;
 	/* Left over from the last SOFT PMC: nothing to follow any more. */
 	if (!atomic_read(&soft_npmcs)) {
 		soft_prof_forget_ipi(NULL);
-		sc->prof_on = false;
+		soft_prof_set_on(sc, smp_processor_id(), false);
 		return HRTIMER_NORESTART;
 	}
 	soft_prof_fold(sc, current, false, get_irq_regs());
 	ns = soft_prof_next(sc, current, true);
 	if (!ns) {
-		sc->prof_on = false;
+		soft_prof_set_on(sc, smp_processor_id(), false);
 		return HRTIMER_NORESTART;
 	}
 	/*
@@ -967,14 +997,23 @@ static void soft_prof_rearm_ipi(void *unused)
 	soft_prof_arm(this_cpu_ptr(&soft_cpu), current);
 }
 
+/*
+ * CPU offline (on the CPU itself, from the hotplug thread): stop its
+ * CLOCK.PROF timer.  With IRQs off, as every other writer of prof_on: a
+ * switch cannot re-arm the timer between the cancel and the flag, and
+ * the timer's callback (pinned, hard interrupt) cannot be running.
+ */
 static void soft_prof_stop_cpu(unsigned int cpu)
 {
-	struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	unsigned long flags;
 
-	if (!sc->prof_on)
-		return;
-	hrtimer_cancel(&sc->prof);
-	sc->prof_on = false;
+	local_irq_save(flags);
+	if (sc->prof_on) {
+		hrtimer_try_to_cancel(&sc->prof);
+		soft_prof_set_on(sc, cpu, false);
+	}
+	local_irq_restore(flags);
 }
 
 /*
@@ -1051,6 +1090,28 @@ static void soft_ticks_update(int delta)
 	cpus_read_unlock();
 }
 
+/*
+ * The switch hook's gate for a process-scope PMC of @event: SCHED.SWITCH
+ * counts the outgoing task's switch, CLOCK.PROF follows the incoming
+ * task's CPU time (hwpmc_soft_switch()).  Raised before the PMC is
+ * counted in soft_nproc, dropped after.
+ */
+static void soft_gate(u32 event, bool get)
+{
+	enum hwpmc_gate g;
+
+	if (event == PMC_SOFT_SCHED_SWITCH)
+		g = HWPMC_GATE_PREV;
+	else if (event == PMC_SOFT_CLOCK_PROF)
+		g = HWPMC_GATE_NEXT;
+	else
+		return;
+	if (get)
+		hwpmc_switch_gate_get(g);
+	else
+		hwpmc_switch_gate_put(g);
+}
+
 /* The events @cpu's system-scope PMCs count, for the hooks (hwpmc_sx). */
 static void soft_sys_events_update(unsigned int cpu)
 {
@@ -1067,6 +1128,8 @@ static void soft_sys_events_update(unsigned int cpu)
 			events |= BIT(pm->event);
 	}
 	WRITE_ONCE(sc->sys_events, events);
+	hwpmc_switch_here_set(cpu, HWPMC_HERE_SYS,
+			      events & SOFT_SWITCH_SYS_EVENTS);
 }
 
 static u32 soft_hooks_needed(const struct pmc_op_pmcallocate *a)
@@ -1101,6 +1164,7 @@ static int soft_allocate(struct hwpmc_pmc *pm,
 					pm->cls->firstrow], pm);
 		soft_sys_events_update(pm->cpu);
 	} else {
+		soft_gate(pm->event, true);
 		atomic_inc(&soft_nproc[pm->event]);
 	}
 	atomic_inc(&soft_npmcs);
@@ -1115,6 +1179,7 @@ static void soft_release(struct hwpmc_pmc *pm)
 		soft_sys_events_update(pm->cpu);
 	} else {
 		atomic_dec(&soft_nproc[pm->event]);
+		soft_gate(pm->event, false);
 	}
 	if (soft_event_hook[pm->event] >= 0)
 		hwpmc_hook_put(soft_event_hook[pm->event]);
@@ -1234,7 +1299,7 @@ static void soft_cpu_online(unsigned int cpu)
 
 	local_irq_save(flags);
 	raw_write_seqcount_begin(&sc->prof_seq);
-	sc->prof_task = NULL;
+	soft_follow(sc, NULL);
 	raw_write_seqcount_end(&sc->prof_seq);
 	local_irq_restore(flags);
 	if (soft_nhard)

@@ -332,8 +332,11 @@ void hwpmc_x86_start(struct hwpmc_pmc *pm)
 	lockdep_assert_held(&hwpmc_sx);
 	atomic64_set(&pm->remaining, pm->reload);
 	atomic_inc(&hwpmc_x86_nrunning);
-	if (!hwpmc_is_system(pm))
+	if (!hwpmc_is_system(pm)) {
+		/* Every switch unloads what ran (hwpmc_x86_switch()). */
+		hwpmc_switch_gate_get(HWPMC_GATE_EVERY);
 		atomic_inc(&x86_nproc);
+	}
 	/* The counts before the state: a switch that sees RUNNING loads. */
 	smp_mb__after_atomic();
 	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
@@ -345,8 +348,10 @@ void hwpmc_x86_stop(struct hwpmc_pmc *pm)
 	lockdep_assert_held(&hwpmc_sx);
 	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 	x86_on_pmc_cpus(pm, x86_stop_ipi);
-	if (!hwpmc_is_system(pm))
+	if (!hwpmc_is_system(pm)) {
 		atomic_dec(&x86_nproc);
+		hwpmc_switch_gate_put(HWPMC_GATE_EVERY);
+	}
 	atomic_dec(&hwpmc_x86_nrunning);
 }
 

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The switch hook's gate (kmod/hwpmc_hooks.c, hwpmc_switch_gated()) lets
+ * through every switch that some PMC needs, also while other PMCs make
+ * it look up the switched tasks' processes: system-scope SCHED.SWITCH
+ * PMCs on every CPU count each switch of the machine, tasks nobody
+ * monitors included.  The truth is the kernel's own count of switches,
+ * /proc/stat's "ctxt" (the runqueues' nr_switches, which the scheduler
+ * bumps where it fires sched_switch), read around each read of the PMCs:
+ * the PMCs' sum moves by no less than ctxt moved between the inner reads
+ * and by no more than between the outer ones.  The switches are those of
+ * an unmonitored ping-pong pinned to one CPU, with (a) no process-scope
+ * PMC anywhere, (b) process-scope SCHED.SWITCH and CLOCK.PROF PMCs
+ * attached to a sleeping process elsewhere (the gate then looks up both
+ * tasks of every switch, and finds neither), (c) the same PMCs attached
+ * to one of the ping-pong's two processes (the gate finds it).  Root:
+ * system-scope PMCs are the administrator's.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "hwpmc_util.h"
+
+#include <sched.h>
+#include <signal.h>
+
+#define ROUND_TRIPS	3000
+#define MAXCPUS		64
+
+/* /proc/stat's ctxt, or -1. */
+static long long ctxt_now(void)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * A parent and a child bounce a byte @n times over two pipes, both pinned
+ * to CPU 0: every round trip is two switches.  The child's pid goes to
+ * @tell before the bouncing, which starts when @go says so.  0 or -1.
+ */
+static int pingpong(long n, int tell, int go)
+{
+	int ab[2], ba[2], status;
+	cpu_set_t set;
+	char c = 0, g;
+	pid_t peer;
+	long i;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (pipe(ab) || pipe(ba))
+		return -1;
+	peer = fork();
+	if (peer < 0)
+		return -1;
+	if (peer == 0) {
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(1);
+		for (i = 0; i < n; i++)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(2);
+		_exit(0);
+	}
+	/* The caller attaches to the peer (or not), then says go. */
+	if (write(tell, &peer, sizeof(peer)) != sizeof(peer) ||
+	    read(go, &g, 1) != 1)
+		return -1;
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return -1;
+	close(ab[0]);
+	close(ab[1]);
+	close(ba[0]);
+	close(ba[1]);
+	if (waitpid(peer, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
+FIXTURE(gate) {
+	int fd;
+	int ncpu;
+	__u32 sys[MAXCPUS];
+	__u32 sw, prof;
+	pid_t sleeper;
+};
+
+FIXTURE_SETUP(gate)
+{
+	int c;
+
+	self->fd = -1;
+	self->sleeper = -1;
+	self->sw = self->prof = ~0u;
+	if (geteuid())
+		SKIP(return, "system-scope PMCs need root");
+	self->fd = hwpmc_open();
+	ASSERT_LE(0, self->fd);
+	self->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	ASSERT_GE(MAXCPUS, self->ncpu);
+	for (c = 0; c < self->ncpu; c++) {
+		ASSERT_EQ(0, hwpmc_soft_sc(self->fd, PMC_SOFT_SCHED_SWITCH, c,
+					   &self->sys[c]));
+		ASSERT_EQ(0, hwpmc_start(self->fd, self->sys[c]));
+	}
+}
+
+FIXTURE_TEARDOWN(gate)
+{
+	if (self->sleeper > 0) {
+		kill(self->sleeper, SIGKILL);
+		waitpid(self->sleeper, NULL, 0);
+	}
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* The system-scope PMCs' sum, or -1. */
+static long long sys_sum(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(gate) *self)
+{
+	long long sum = 0;
+	__u64 v;
+	int c;
+
+	for (c = 0; c < self->ncpu; c++) {
+		if (hwpmc_read(self->fd, self->sys[c], &v))
+			return -1;
+		sum += (long long)v;
+	}
+	return sum;
+}
+
+/* Process-scope SCHED.SWITCH and CLOCK.PROF PMCs on @pid, started. */
+static void monitor(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(gate) *self, pid_t pid)
+{
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0,
+				   &self->sw));
+	ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_CLOCK_PROF, 0,
+				   &self->prof));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, self->sw, pid));
+	ASSERT_EQ(0, hwpmc_attach(self->fd, self->prof, pid));
+	ASSERT_EQ(0, hwpmc_start(self->fd, self->sw));
+	ASSERT_EQ(0, hwpmc_start(self->fd, self->prof));
+}
+
+/*
+ * The ping-pong in a child (so that the test's own process is never a
+ * target), the PMCs read around it; @target: attach the process-scope
+ * PMCs to the ping-pong's second process first.
+ */
+static void run(struct __test_metadata *_metadata, FIXTURE_DATA(gate) *self,
+		bool target)
+{
+	long long a0, b0, a1, b1, v0, v1;
+	int go[2], res[2], status;
+	pid_t runner, peer = -1;
+	__u64 sw = 0;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	runner = fork();
+	ASSERT_LE(0, runner);
+	if (runner == 0)
+		_exit(pingpong(ROUND_TRIPS, res[1], go[0]) ? 1 : 0);
+	ASSERT_EQ(0, hwpmc_xread(res[0], &peer, sizeof(peer)));
+	ASSERT_LT(0, peer);
+	if (target)
+		monitor(_metadata, self, peer);
+	a0 = ctxt_now();
+	v0 = sys_sum(_metadata, self);
+	b0 = ctxt_now();
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(runner, waitpid(runner, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	a1 = ctxt_now();
+	v1 = sys_sum(_metadata, self);
+	b1 = ctxt_now();
+	ASSERT_LE(0, a0);
+	ASSERT_LE(0, v0);
+	ASSERT_LE(0, v1);
+	TH_LOG("switches: ctxt %lld..%lld, system-scope PMCs %lld",
+	       a1 - b0, b1 - a0, v1 - v0);
+	EXPECT_LE(a1 - b0, v1 - v0);
+	EXPECT_GE(b1 - a0, v1 - v0);
+	/* The ping-pong alone switched at least twice a round trip. */
+	EXPECT_LE(2LL * ROUND_TRIPS, v1 - v0);
+	if (target) {
+		/*
+		 * The peer blocked for the parent's byte every round trip but
+		 * maybe the first (the byte can be there before it reads).
+		 */
+		ASSERT_EQ(0, hwpmc_read(self->fd, self->sw, &sw));
+		EXPECT_LE((__u64)ROUND_TRIPS - 1, sw);
+	}
+	close(go[0]);
+	close(go[1]);
+	close(res[0]);
+	close(res[1]);
+}
+
+TEST_F(gate, no_process_pmc)
+{
+	run(_metadata, self, false);
+}
+
+TEST_F(gate, process_pmcs_elsewhere)
+{
+	self->sleeper = fork();
+	ASSERT_LE(0, self->sleeper);
+	if (self->sleeper == 0) {
+		pause();
+		_exit(0);
+	}
+	monitor(_metadata, self, self->sleeper);
+	run(_metadata, self, false);
+}
+
+TEST_F(gate, process_pmcs_on_one_side)
+{
+	run(_metadata, self, true);
+}
+
+TEST_HARNESS_MAIN
