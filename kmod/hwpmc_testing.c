@@ -32,12 +32,18 @@
  *                        probe the kernel's tracepoints hold now, read
  *                        from the tracepoints themselves (hooks_test;
  *                        a seq_file: an open file is read again by pread)
+ *  debugfs hwpmc-test/switch_gate
+ *                        read: "EVERY PREV NEXT CPUS", the switch gate's
+ *                        counts and the online CPUs with a reason of
+ *                        their own (switchgate_test: all 0 once every
+ *                        PMC is gone)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/bug.h>
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
@@ -160,6 +166,24 @@ static int hooks_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(hooks);
 
+static int switch_gate_show(struct seq_file *m, void *unused)
+{
+	unsigned int cpu, here = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		if (READ_ONCE(per_cpu(hwpmc_switch_here, cpu).any))
+			here++;
+	cpus_read_unlock();
+	seq_printf(m, "%d %d %d %u\n",
+		   atomic_read(&hwpmc_switch_gate[HWPMC_GATE_EVERY]),
+		   atomic_read(&hwpmc_switch_gate[HWPMC_GATE_PREV]),
+		   atomic_read(&hwpmc_switch_gate[HWPMC_GATE_NEXT]), here);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(switch_gate);
+
 int hwpmc_testing_init(void)
 {
 	WARN_ONCE(test_warn, "hwpmc: test_warn=1: deliberate warning for the rig self-test\n");
@@ -171,6 +195,8 @@ int hwpmc_testing_init(void)
 	debugfs_create_file_unsafe("hold_gp", 0600, hwpmc_test_dir, NULL,
 				   &hold_gp_fops);
 	debugfs_create_file("hooks", 0400, hwpmc_test_dir, NULL, &hooks_fops);
+	debugfs_create_file("switch_gate", 0400, hwpmc_test_dir, NULL,
+			    &switch_gate_fops);
 	return 0;
 }
 

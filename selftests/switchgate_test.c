@@ -15,6 +15,13 @@
  * tasks of every switch, and finds neither), (c) the same PMCs attached
  * to one of the ping-pong's two processes (the gate finds it).  Root:
  * system-scope PMCs are the administrator's.
+ *
+ * And the gate's reasons go when what raised them goes: with the test
+ * flavor's view of the gate (debugfs hwpmc-test/switch_gate), its counts
+ * and the CPUs with a reason of their own are 0 after load, up while
+ * system- and process-scope SOFT PMCs run on a busy target, and 0 again
+ * once they are released (a CLOCK.PROF timer stops at its next expiry),
+ * as root and as uid 65534 (process scope only).
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -232,6 +239,175 @@ TEST_F(gate, process_pmcs_elsewhere)
 TEST_F(gate, process_pmcs_on_one_side)
 {
 	run(_metadata, self, true);
+}
+
+#define SWITCH_GATE	"/sys/kernel/debug/hwpmc-test/switch_gate"
+
+/* The gate's counts (every, prev, next) and CPUs with a reason: 0 or -1. */
+static int gate_now(long long v[4])
+{
+	char buf[128];
+
+	if (hwpmc_read_text(SWITCH_GATE, buf, sizeof(buf)) <= 0)
+		return -1;
+	return sscanf(buf, "%lld %lld %lld %lld", &v[0], &v[1], &v[2],
+		      &v[3]) == 4 ? 0 : -1;
+}
+
+/* Up to 10 s for every count to be 0: 0, or -1 (@v: the last look). */
+static int gate_wait_zero(long long v[4])
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (gate_now(v))
+			return -1;
+		if (!v[0] && !v[1] && !v[2] && !v[3])
+			return 0;
+		usleep(10 * 1000);
+	}
+	return -1;
+}
+
+/* A child that spins until killed: a target that runs. */
+static pid_t spinner(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		for (;;)
+			hwpmc_burn_cpu_ns(1000 * 1000);
+	return pid;
+}
+
+/* What gate_raise() set up, for gate_drop(). */
+struct raised {
+	int fd;
+	pid_t target;
+};
+
+/*
+ * Process-scope SCHED.SWITCH and CLOCK.PROF PMCs (@sys: and system-scope
+ * ones on every CPU) running on a spinning child: 0, or the step that
+ * failed.
+ */
+static int gate_raise(bool sys, struct raised *r)
+{
+	__u32 sw, prof, id;
+	int c, n;
+
+	r->fd = hwpmc_open();
+	if (r->fd < 0)
+		return 2;
+	r->target = spinner();
+	if (r->target < 0)
+		return 3;
+	if (hwpmc_soft_tc(r->fd, PMC_SOFT_SCHED_SWITCH, 0, &sw) ||
+	    hwpmc_soft_tc(r->fd, PMC_SOFT_CLOCK_PROF, 0, &prof) ||
+	    hwpmc_attach(r->fd, sw, r->target) ||
+	    hwpmc_attach(r->fd, prof, r->target) ||
+	    hwpmc_start(r->fd, sw) || hwpmc_start(r->fd, prof))
+		return 4;
+	n = sys ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 0;
+	for (c = 0; c < n; c++)
+		if (hwpmc_soft_sc(r->fd, PMC_SOFT_SCHED_SWITCH, c, &id) ||
+		    hwpmc_start(r->fd, id))
+			return 5;
+	usleep(50 * 1000);
+	return 0;
+}
+
+/* Everything gate_raise() made gone: the target, the PMCs (the close). */
+static void gate_drop(struct raised *r)
+{
+	if (r->target > 0) {
+		kill(r->target, SIGKILL);
+		waitpid(r->target, NULL, 0);
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+}
+
+/* As uid 65534: gate_raise(), tell @c, gate_drop() on its word. */
+static int nobody_raise(struct hwpmc_child *c, void *arg)
+{
+	struct raised r = { .fd = -1, .target = -1 };
+	__u64 go;
+	int rc;
+
+	if (hwpmc_become_nobody())
+		return 1;
+	rc = gate_raise(false, &r);
+	if (hwpmc_send_u64(c, rc) || hwpmc_recv_u64(c, &go))
+		rc = rc ? rc : 6;
+	gate_drop(&r);
+	return rc;
+}
+
+FIXTURE(counts) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(counts)
+{
+	int err;
+
+	self->loaded = false;
+	if (geteuid())
+		SKIP(return, "loading the test flavor needs root");
+	err = hwpmc_test_flavor_load("");
+	if (err == ENOENT)
+		SKIP(return, HWPMC_NO_TEST_FLAVOR);
+	ASSERT_EQ(0, err) TH_LOG("loading the test flavor: %s", strerror(err));
+	self->loaded = true;
+}
+
+FIXTURE_TEARDOWN(counts)
+{
+	if (self->loaded)
+		hwpmc_release_flavor_load();
+}
+
+TEST_F(counts, none_left_after_release)
+{
+	struct raised r = { .fd = -1, .target = -1 };
+	long long v[4] = { -1, -1, -1, -1 };
+	struct hwpmc_child c = { .pid = -1, .tx = -1, .rx = -1 };
+	__u64 rc = 1;
+
+	ASSERT_EQ(0, gate_now(v));
+	EXPECT_TRUE(!v[0] && !v[1] && !v[2] && !v[3])
+		TH_LOG("at load: %lld %lld %lld %lld", v[0], v[1], v[2], v[3]);
+
+	/* Root: process- and system-scope. */
+	EXPECT_EQ(0, gate_raise(true, &r));
+	ASSERT_EQ(0, gate_now(v));
+	TH_LOG("root, running: every %lld prev %lld next %lld, %lld CPUs",
+	       v[0], v[1], v[2], v[3]);
+	EXPECT_EQ(0, v[0]);	/* no hardware PMC */
+	EXPECT_EQ(1, v[1]);	/* SCHED.SWITCH */
+	EXPECT_EQ(1, v[2]);	/* CLOCK.PROF */
+	/* Every CPU has a system-scope SCHED.SWITCH PMC. */
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), v[3]);
+	gate_drop(&r);
+	EXPECT_EQ(0, gate_wait_zero(v))
+		TH_LOG("root, released: %lld %lld %lld %lld", v[0], v[1], v[2],
+		       v[3]);
+
+	/* uid 65534: process scope. */
+	ASSERT_EQ(0, hwpmc_child_start(&c, nobody_raise, NULL));
+	EXPECT_EQ(0, hwpmc_recv_u64(&c, &rc));
+	EXPECT_EQ(0, rc);
+	ASSERT_EQ(0, gate_now(v));
+	TH_LOG("uid 65534, running: every %lld prev %lld next %lld, %lld CPUs",
+	       v[0], v[1], v[2], v[3]);
+	EXPECT_EQ(1, v[1]);
+	EXPECT_EQ(1, v[2]);
+	hwpmc_send_u64(&c, 1);
+	EXPECT_EQ(0, hwpmc_child_wait(&c));
+	EXPECT_EQ(0, gate_wait_zero(v))
+		TH_LOG("uid 65534, released: %lld %lld %lld %lld", v[0], v[1],
+		       v[2], v[3]);
 }
 
 TEST_HARNESS_MAIN
