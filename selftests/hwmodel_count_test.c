@@ -575,7 +575,7 @@ static void two_tasks(struct __test_metadata *_metadata,
 {
 	struct hwpmc_child a, b;
 	__u64 sa = 0, sb = 0, ack;
-	long long swa, swb;
+	long long swa, swb, gate[4];
 	char path[64];
 	__u32 pa, pb, r, c;
 	int fd2 = self->fd, round, sfa, sfb;
@@ -650,6 +650,9 @@ static void two_tasks(struct __test_metadata *_metadata,
 	EXPECT_LE(40, swb);
 	close(sfa);
 	close(sfb);
+	/* Two running process-scope hardware PMCs: every switch is seen. */
+	ASSERT_EQ(0, hwpmc_switch_gate_now(gate));
+	EXPECT_EQ(2, gate[0]);
 	ASSERT_EQ(0, hwpmc_send_u64(&a, 0));
 	ASSERT_EQ(0, hwpmc_send_u64(&b, 0));
 	EXPECT_EQ(0, hwpmc_child_wait(&a));
@@ -657,6 +660,11 @@ static void two_tasks(struct __test_metadata *_metadata,
 	/* Exited: the values stay. */
 	EXPECT_EQ(sa, rd(_metadata, self->fd, pa));
 	EXPECT_EQ(sb, rd(_metadata, fd2, pb));
+	/* Released, they stop: the gate no longer passes every switch. */
+	EXPECT_EQ(0, hwpmc_release(self->fd, pa));
+	EXPECT_EQ(0, hwpmc_release(fd2, pb));
+	ASSERT_EQ(0, hwpmc_switch_gate_now(gate));
+	EXPECT_EQ(0, gate[0]);
 	if (same_row) {
 		close(fd2);
 		for (c = 0; c < (__u32)self->ncpu; c++)

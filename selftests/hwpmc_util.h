@@ -710,6 +710,23 @@ static inline ssize_t hwpmc_read_text(const char *path, char *buf,
 	return n;
 }
 
+/*
+ * The switch gate as the test flavor shows it (debugfs, root): @v gets
+ * the PMCs that need every switch, those that ask for a lookup of the
+ * outgoing and of the incoming task's process, and the online CPUs with
+ * a reason of their own.  0, or -1.
+ */
+#define HWPMC_SWITCH_GATE	"/sys/kernel/debug/hwpmc-test/switch_gate"
+static inline int hwpmc_switch_gate_now(long long v[4])
+{
+	char buf[128];
+
+	if (hwpmc_read_text(HWPMC_SWITCH_GATE, buf, sizeof(buf)) <= 0)
+		return -1;
+	return sscanf(buf, "%lld %lld %lld %lld", &v[0], &v[1], &v[2],
+		      &v[3]) == 4 ? 0 : -1;
+}
+
 /* Read an integer sysctl, e.g. "/proc/sys/kernel/hwpmc/..."; -1 on error. */
 static inline long hwpmc_sysctl_get(const char *path)
 {

@@ -241,26 +241,13 @@ TEST_F(gate, process_pmcs_on_one_side)
 	run(_metadata, self, true);
 }
 
-#define SWITCH_GATE	"/sys/kernel/debug/hwpmc-test/switch_gate"
-
-/* The gate's counts (every, prev, next) and CPUs with a reason: 0 or -1. */
-static int gate_now(long long v[4])
-{
-	char buf[128];
-
-	if (hwpmc_read_text(SWITCH_GATE, buf, sizeof(buf)) <= 0)
-		return -1;
-	return sscanf(buf, "%lld %lld %lld %lld", &v[0], &v[1], &v[2],
-		      &v[3]) == 4 ? 0 : -1;
-}
-
 /* Up to 10 s for every count to be 0: 0, or -1 (@v: the last look). */
 static int gate_wait_zero(long long v[4])
 {
 	int i;
 
 	for (i = 0; i < 1000; i++) {
-		if (gate_now(v))
+		if (hwpmc_switch_gate_now(v))
 			return -1;
 		if (!v[0] && !v[1] && !v[2] && !v[3])
 			return 0;
@@ -375,13 +362,13 @@ TEST_F(counts, none_left_after_release)
 	struct hwpmc_child c = { .pid = -1, .tx = -1, .rx = -1 };
 	__u64 rc = 1;
 
-	ASSERT_EQ(0, gate_now(v));
+	ASSERT_EQ(0, hwpmc_switch_gate_now(v));
 	EXPECT_TRUE(!v[0] && !v[1] && !v[2] && !v[3])
 		TH_LOG("at load: %lld %lld %lld %lld", v[0], v[1], v[2], v[3]);
 
 	/* Root: process- and system-scope. */
 	EXPECT_EQ(0, gate_raise(true, &r));
-	ASSERT_EQ(0, gate_now(v));
+	ASSERT_EQ(0, hwpmc_switch_gate_now(v));
 	TH_LOG("root, running: every %lld prev %lld next %lld, %lld CPUs",
 	       v[0], v[1], v[2], v[3]);
 	EXPECT_EQ(0, v[0]);	/* no hardware PMC */
@@ -398,7 +385,7 @@ TEST_F(counts, none_left_after_release)
 	ASSERT_EQ(0, hwpmc_child_start(&c, nobody_raise, NULL));
 	EXPECT_EQ(0, hwpmc_recv_u64(&c, &rc));
 	EXPECT_EQ(0, rc);
-	ASSERT_EQ(0, gate_now(v));
+	ASSERT_EQ(0, hwpmc_switch_gate_now(v));
 	TH_LOG("uid 65534, running: every %lld prev %lld next %lld, %lld CPUs",
 	       v[0], v[1], v[2], v[3]);
 	EXPECT_EQ(1, v[1]);
