@@ -90,6 +90,11 @@ struct hwpmc_class_ops {
 	 * on this machine).
 	 */
 	unsigned int (*probe)(struct hwpmc_class *cls);
+	/*
+	 * Optional: unload, after every hook is detached and every PMC is
+	 * gone: stop what may still run of the class's own (timers).
+	 */
+	void (*unprobe)(struct hwpmc_class *cls);
 	/* Validate the event of a new PMC (hwpmc_sx held). */
 	int (*allocate)(struct hwpmc_pmc *pm,
 			const struct pmc_op_pmcallocate *a);

@@ -85,6 +85,11 @@ int hwpmc_classes_init(void)
 /* At unload, once the hooks are detached. */
 void hwpmc_classes_fini(void)
 {
+	unsigned int i;
+
+	for (i = 0; i < hwpmc_nclass; i++)
+		if (hwpmc_classes[i].ops->unprobe)
+			hwpmc_classes[i].ops->unprobe(&hwpmc_classes[i]);
 	hwpmc_nswitch = 0;
 	hwpmc_nexit = 0;
 	hwpmc_nevent = 0;

@@ -1368,12 +1368,32 @@ static unsigned int soft_probe(struct hwpmc_class *cls)
 	return SOFT_NROWS;
 }
 
+/*
+ * Unload: no timer may outlive the module.  CPU offline stops those of
+ * the CPUs online at unload (cpuhp_remove_state()), but a CLOCK.PROF
+ * timer armed on a CPU after its offline callback moved to another CPU
+ * when it died, and would fire there into freed code (it stops itself
+ * at its next expiry, which may come after the unload).
+ */
+static void soft_unprobe(struct hwpmc_class *cls)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct soft_cpu *sc = per_cpu_ptr(&soft_cpu, cpu);
+
+		hrtimer_cancel(&sc->tick);
+		hrtimer_cancel(&sc->prof);
+	}
+}
+
 const struct hwpmc_class_ops hwpmc_soft_ops = {
 	.name		= "SOFT",
 	.class		= PMC_CLASS_SOFT,
 	.modes		= BIT(PMC_MODE_SS) | BIT(PMC_MODE_SC) |
 			  BIT(PMC_MODE_TS) | BIT(PMC_MODE_TC),
 	.probe		= soft_probe,
+	.unprobe	= soft_unprobe,
 	.allocate	= soft_allocate,
 	.hooks_needed	= soft_hooks_needed,
 	.release	= soft_release,
