@@ -64,17 +64,45 @@ int with_fd_then(pmc_id_t pmc, F op, G then) {
     return 0;
 }
 
+// PMCRW after it failed: again while it fails with EINTR (op_rw()).
+[[gnu::noinline, gnu::cold]] int read_again(int fd, pmc_id_t pmc, pmc_value_t *value) {
+    if (errno != EINTR)
+        return -1;
+    pmc_value_t v = 0;
+    if (op_rw(fd, pmc, PMC_F_OLDVALUE, &v) < 0)
+        return -1;
+    *value = v;
+    return 0;
+}
+
+// pmc_read()'s PMCRW, out of line and called last, so that pmc_read()
+// keeps nothing across the system call and this keeps only `value`; after
+// a failure, the PMC's id is taken back from the request (the kernel does
+// not change it).
+[[gnu::noinline]] int read_by_ioctl(int fd, pmc_id_t pmc, pmc_value_t *value) {
+    pmc_op_pmcrw a{};
+    a.pm_pmcid = pmc;
+    a.pm_flags = PMC_F_OLDVALUE;
+    if (ioctl_once(fd, HWPMC_IOC_PMCRW, &a) < 0) [[unlikely]]
+        return read_again(hot().fd.load(std::memory_order_relaxed), a.pm_pmcid, value);
+    *value = a.pm_value;
+    return 0;
+}
+
 // pmc_read() without the read page: RDPMC once granted, else PMCRW, with
 // its value and its errors.
 [[gnu::always_inline]] inline int read_by_kernel(const capi_hot &s, int fd, pmc_id_t pmc,
                                                  pmc_value_t *value) {
     if (s.rdpmc_granted.load(std::memory_order_acquire)) [[unlikely]]
         return read_granted(fd, pmc, value);
-    pmc_value_t v = 0;
-    if (op_rw(fd, pmc, PMC_F_OLDVALUE, &v) < 0)
-        return -1;
-    *value = v;
-    return 0;
+    return read_by_ioctl(fd, pmc, value);
+}
+
+// -1 with errno `err`, out of line: pmc_read()'s own path then needs no
+// stack frame.
+[[gnu::noinline, gnu::cold]] int fail_with(int err) {
+    errno = err;
+    return -1;
 }
 
 // The read page, where the PMC has a slot that answers now: no system
@@ -124,16 +152,12 @@ int pmc_stop(pmc_id_t pmc) {
 // the slot table and the ioctl: no lock (read_granted() is the rest, out
 // of line).
 int pmc_read(pmc_id_t pmc, pmc_value_t *value) {
-    if (value == nullptr) {
-        errno = EINVAL;
-        return -1;
-    }
+    if (value == nullptr)
+        return fail_with(EINVAL);
     const capi_hot &s = hot();
     const int fd = s.fd.load(std::memory_order_acquire);
-    if (fd < 0) {
-        errno = ENXIO; // as capi_fd()
-        return -1;
-    }
+    if (fd < 0)
+        return fail_with(ENXIO); // as capi_fd()
     if (const uint64_t slot = s.readpage.slot(pmc))
         return read_by_slot(s, fd, pmc, slot, value);
     return read_by_kernel(s, fd, pmc, value);

@@ -3,7 +3,6 @@
 
 #include <linux/hwpmc.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
@@ -24,12 +23,6 @@ int open_device(const char *path) {
         fd = ::open(path, O_RDWR | O_CLOEXEC);
     } while (fd < 0 && errno == EINTR);
     return fd;
-}
-
-std::atomic<ioctl_function> ioctl_override{nullptr};
-
-void set_ioctl_function(ioctl_function fn) {
-    ioctl_override.store(fn);
 }
 
 int xioctl_retry(int fd, unsigned long request, void *arg) {

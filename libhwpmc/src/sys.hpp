@@ -2,7 +2,6 @@
 // System-call helpers shared by the C and the C++ API.
 #pragma once
 
-#include <atomic>
 #include <cerrno>
 #include <string>
 #include <sys/ioctl.h>
@@ -15,19 +14,12 @@ std::string device_path();
 // open(2) the device O_RDWR | O_CLOEXEC: the fd, or -1 with errno.
 int open_device(const char *path);
 
-// Tests: route every ioctl through `fn` instead of ioctl(2) (nullptr
-// restores it).  `fn` returns 0, or -1 with errno, as ioctl(2).
-using ioctl_function = int (*)(int fd, unsigned long request, void *arg);
-void set_ioctl_function(ioctl_function fn);
-extern std::atomic<ioctl_function> ioctl_override; // set_ioctl_function()'s
-
-// The ioctl, through set_ioctl_function()'s function if any (tests only:
-// the system call is the path laid out straight).
+// The ioctl itself: the system call laid out straight, nothing checked
+// before it (pmc_read()'s path).  The unit tests' model of the module
+// (tests/fake_kernel.cpp) takes the calls by defining ioctl(2) in the test
+// program, which the linker prefers to the C library's.
 inline int ioctl_once(int fd, unsigned long request, void *arg) {
-    const ioctl_function fn = ioctl_override.load(std::memory_order_relaxed);
-    if (fn == nullptr) [[likely]]
-        return ::ioctl(fd, request, arg);
-    return fn(fd, request, arg);
+    return ::ioctl(fd, request, arg);
 }
 
 // After an ioctl failed: again while it fails with EINTR; 0, or -1 with

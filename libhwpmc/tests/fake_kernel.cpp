@@ -2,12 +2,16 @@
 #include "fake_kernel.hpp"
 
 #include "readpage.hpp"
-#include "sys.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdlib>
 #include <cstring>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace hwpmc::testing {
 
@@ -24,9 +28,8 @@ int fail(int err) {
     return -1;
 }
 
-int dispatch(int, unsigned long request, void *arg) {
-    return fake_kernel::instance().ioctl(request, arg);
-}
+// Set while a test has the model installed: ioctl(2) below goes to it.
+std::atomic<bool> installed{false};
 
 } // namespace
 
@@ -42,11 +45,11 @@ void fake_kernel::reset() {
 void fake_kernel::install() {
     reset();
     setenv("HWPMC_DEVICE", "/dev/null", 1);
-    detail::set_ioctl_function(dispatch);
+    installed.store(true);
 }
 
 void fake_kernel::uninstall() {
-    detail::set_ioctl_function(nullptr);
+    installed.store(false);
     unsetenv("HWPMC_DEVICE");
 }
 
@@ -54,6 +57,10 @@ int fake_kernel::ioctl(unsigned long request, void *arg) {
     ++calls;
     if (request == HWPMC_IOC_PMCRW)
         ++rw_calls;
+    if (eintr_next > 0) {
+        --eintr_next;
+        return fail(EINTR);
+    }
     const int rc = op(request, arg);
     const int saved = errno;
     if (readpage)
@@ -366,3 +373,17 @@ int fake_kernel::op(unsigned long request, void *arg) {
 }
 
 } // namespace hwpmc::testing
+
+// ioctl(2) of the test program: the linker takes it before the C library's
+// for every call the library makes (the test programs link it statically),
+// so the model answers while installed and the kernel otherwise.  The C
+// library's own calls (isatty() and the like) do not come here.
+extern "C" int ioctl(int fd, unsigned long request, ...) noexcept {
+    va_list ap;
+    va_start(ap, request);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    if (hwpmc::testing::installed.load())
+        return hwpmc::testing::fake_kernel::instance().ioctl(request, arg);
+    return static_cast<int>(::syscall(SYS_ioctl, fd, request, arg));
+}

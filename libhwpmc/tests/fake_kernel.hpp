@@ -49,7 +49,8 @@ public:
     bool readpage = false;
     bool tsc_slots = true; // TSC PMCs get slots (HWPMC_RP_F_TSC)
     alignas(4096) hwpmc_readpage page{};
-    unsigned rw_calls = 0; // PMCRW ioctls
+    unsigned rw_calls = 0;   // PMCRW ioctls
+    unsigned eintr_next = 0; // the next this many ioctls fail with EINTR, as a signal does
     void sync_page();
     // The library's mapping routed to `page` (restore_mapping() undoes it).
     void route_mapping();

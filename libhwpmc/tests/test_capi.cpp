@@ -208,6 +208,32 @@ TEST_F(CApi, Lifecycle) {
     EXPECT_EQ(pmc_read(id, nullptr), -1);
 }
 
+// A read interrupted by a signal is made again, and gives the value; an
+// error other than EINTR reaches the caller with its errno.
+TEST_F(CApi, ReadRetriesAfterEintr) {
+    init();
+    const pmc_id_t id = allocate("SOFT-CLOCK.PROF", PMC_MODE_TC, PMC_CPU_ANY, 5);
+    ASSERT_EQ(pmc_attach(id, 0), 0);
+    ASSERT_EQ(pmc_start(id), 0);
+    k.rw_calls = 0;
+    k.eintr_next = 3;
+    pmc_value_t v = 0;
+    EXPECT_EQ(pmc_read(id, &v), 0);
+    EXPECT_EQ(v, 1005u);
+    EXPECT_EQ(k.rw_calls, 4u);
+    EXPECT_EQ(k.eintr_next, 0u);
+    v = 7;
+    errno = 0;
+    EXPECT_EQ(pmc_read(id + 1000, &v), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(v, 7u);
+    k.eintr_next = 1;
+    errno = 0;
+    EXPECT_EQ(pmc_read(id + 1000, &v), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(v, 7u);
+}
+
 TEST_F(CApi, LogOperations) {
     init();
     EXPECT_EQ(pmc_configure_logfile(5), 0);
