@@ -263,6 +263,33 @@ static inline int hwpmc_class_firstrow(int fd, __u32 class, __u32 *nrows)
 	return -1;
 }
 
+/*
+ * The number after @key on the first line of @path that starts with @key
+ * and a blank ("ctxt" in /proc/stat, "vmalloc" in a cgroup's memory.stat),
+ * or -1 (no such file or line, or no number there).
+ */
+static inline long long hwpmc_file_key(const char *path, const char *key)
+{
+	size_t n = strlen(key);
+	char line[256], *end;
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, n) || (line[n] != ' ' && line[n] != '\t'))
+			continue;
+		errno = 0;
+		v = strtoll(line + n, &end, 10);
+		if (end == line + n || errno)
+			v = -1;
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
 /* "voluntary_ctxt_switches" + "nonvoluntary_ctxt_switches" of a task. */
 static inline long long hwpmc_proc_ctxt_switches(const char *statuspath)
 {

@@ -25,19 +25,10 @@
 
 static long slab_of(const char *cg)
 {
-	char path[256], line[256];
-	long v = -1;
-	FILE *f;
+	char path[256];
 
 	snprintf(path, sizeof(path), "%s/memory.stat", cg);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "slab_unreclaimable %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return (long)hwpmc_file_key(path, "slab_unreclaimable");
 }
 
 static int write_str(const char *path, const char *s)

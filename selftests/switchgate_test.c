@@ -35,22 +35,11 @@
 #include <signal.h>
 
 #define ROUND_TRIPS	3000
-#define MAXCPUS		64
 
-/* /proc/stat's ctxt, or -1. */
+/* The switches of every CPU since boot (/proc/stat's ctxt), or -1. */
 static long long ctxt_now(void)
 {
-	char line[256];
-	long long v = -1;
-	FILE *f = fopen("/proc/stat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "ctxt %lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return hwpmc_file_key("/proc/stat", "ctxt");
 }
 
 /*
@@ -108,7 +97,7 @@ fail:
 FIXTURE(gate) {
 	int fd;
 	int ncpu;
-	__u32 sys[MAXCPUS];
+	__u32 *sys;	/* one system-scope PMC a CPU */
 	__u32 sw, prof;
 	pid_t sleeper;
 };
@@ -118,6 +107,7 @@ FIXTURE_SETUP(gate)
 	int c;
 
 	self->fd = -1;
+	self->sys = NULL;
 	self->sleeper = -1;
 	self->sw = self->prof = ~0u;
 	if (geteuid())
@@ -125,7 +115,9 @@ FIXTURE_SETUP(gate)
 	self->fd = hwpmc_open();
 	ASSERT_LE(0, self->fd);
 	self->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	ASSERT_GE(MAXCPUS, self->ncpu);
+	ASSERT_LT(0, self->ncpu);
+	self->sys = calloc(self->ncpu, sizeof(*self->sys));
+	ASSERT_NE(NULL, self->sys);
 	for (c = 0; c < self->ncpu; c++) {
 		ASSERT_EQ(0, hwpmc_soft_sc(self->fd, PMC_SOFT_SCHED_SWITCH, c,
 					   &self->sys[c]));
@@ -141,6 +133,7 @@ FIXTURE_TEARDOWN(gate)
 	}
 	if (self->fd >= 0)
 		close(self->fd);
+	free(self->sys);
 }
 
 /* The system-scope PMCs' sum, or -1. */

@@ -716,17 +716,7 @@ TEST(tiers_sample_together_nobody)
 
 static long cg_vmalloc(void)
 {
-	char line[256];
-	long v = -1;
-	FILE *f = fopen(CG "/memory.stat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "vmalloc %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return (long)hwpmc_file_key(CG "/memory.stat", "vmalloc");
 }
 
 static long cg_long(const char *file)
