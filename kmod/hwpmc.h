@@ -290,6 +290,9 @@ struct hwpmc_user;
 /* Handles 0 (never one) to HWPMC_FIRST_IDS - 1 have a direct index. */
 #define HWPMC_FIRST_IDS		8
 
+/* The most rows of all classes together. */
+#define HWPMC_MAX_ROWS		64
+
 /*
  * One open of /dev/hwpmc: an owner.  It lives as long as its file, but is
  * shut down (its PMCs released, its log closed: po->dead) as soon as the
@@ -325,6 +328,13 @@ struct hwpmc_owner {
 	 */
 	struct hwpmc_pmc *pmc_first[HWPMC_FIRST_IDS];
 	unsigned int npmcs;
+	/*
+	 * The rows its process-scope PMCs use (one each, hwpmc(4)'s ROW
+	 * DISPOSITIONS), so that choosing a row does not walk its PMCs;
+	 * kept by hwpmc_row_claim() and hwpmc_row_unclaim(), under lock and
+	 * hwpmc_sx.
+	 */
+	DECLARE_BITMAP(proc_rows, HWPMC_MAX_ROWS);
 	struct mutex log_lock;		/* serializes the log operations */
 	struct hwpmc_log __rcu *log;	/* set under log_lock + hwpmc_sx */
 	bool log_closing;		/* log being removed; hwpmc_sx */
@@ -488,9 +498,6 @@ unsigned int hwpmc_proc_fork(struct task_struct *parent,
 void hwpmc_proc_exit(struct task_struct *task);
 bool hwpmc_proc_exec(struct task_struct *task);
 void hwpmc_proc_log_exec(struct task_struct *task, u64 base, const char *path);
-
-/* The most rows of all classes together. */
-#define HWPMC_MAX_ROWS		64
 
 /*
  * Credit @n events of @task's process to target @pt (any context but NMI;

@@ -115,15 +115,11 @@ void hwpmc_owner_sigio_fn(struct work_struct *work)
 	hwpmc_signal_pid(po->pid, SIGIO);
 }
 
+/* Whether a process-scope PMC of @po uses @row.  Lock and hwpmc_sx held. */
 static bool hwpmc_owner_uses_row(struct hwpmc_owner *po, unsigned int row)
 {
-	struct hwpmc_pmc *pm;
-	int id;
-
-	idr_for_each_entry(&po->pmcs, pm, id)
-		if (pm->row == row && !hwpmc_is_system(pm))
-			return true;
-	return false;
+	lockdep_assert_held(&hwpmc_sx);
+	return test_bit(row, po->proc_rows);
 }
 
 /*
@@ -169,6 +165,7 @@ static void hwpmc_row_claim(struct hwpmc_pmc *pm)
 
 	if (!hwpmc_is_system(pm)) {
 		row->disp++;
+		__set_bit(pm->row, pm->po->proc_rows);
 		return;
 	}
 	row->disp--;
@@ -184,6 +181,7 @@ static void hwpmc_row_unclaim(struct hwpmc_pmc *pm)
 
 	if (!hwpmc_is_system(pm)) {
 		row->disp--;
+		__clear_bit(pm->row, pm->po->proc_rows);
 		return;
 	}
 	row->disp++;

@@ -416,6 +416,37 @@ TEST_F(owner, einval_no_suitable_pmc)
 	EXPECT_EQ(EINVAL, hwpmc_soft_sc(self->fd, PMC_SOFT_CLOCK_HARD, 0, &id));
 }
 
+/*
+ * [EINVAL] No free row for a process-scope PMC: an owner's process PMCs
+ * each take a row of their own.  Releasing one frees exactly its row, and
+ * another owner's rows are its own.
+ */
+TEST_F(owner, einval_no_free_process_row)
+{
+	__u32 nrows = 0, i, n = 0, id, ids[64];
+	int other;
+
+	ASSERT_LE(0, hwpmc_class_firstrow(self->fd, PMC_CLASS_SOFT, &nrows));
+	ASSERT_GE(64, nrows);
+	/* The fixture's PMC holds one row. */
+	for (i = 0; i + 1 < nrows; i++, n++)
+		ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0,
+					   &ids[i]));
+	EXPECT_EQ(EINVAL, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0,
+					&id));
+	for (i = 0; i < 3 && n; i++) {
+		ASSERT_EQ(0, hwpmc_release(self->fd, ids[--n]));
+		ASSERT_EQ(0, hwpmc_soft_tc(self->fd, PMC_SOFT_SCHED_SWITCH, 0,
+					   &ids[n++]));
+		EXPECT_EQ(EINVAL, hwpmc_soft_tc(self->fd,
+						PMC_SOFT_SCHED_SWITCH, 0, &id));
+	}
+	other = hwpmc_open();
+	ASSERT_LE(0, other);
+	EXPECT_EQ(0, hwpmc_soft_tc(other, PMC_SOFT_SCHED_SWITCH, 0, &id));
+	close(other);
+}
+
 /* [EINVAL] An invalid PMC mode. */
 TEST_F(owner, einval_bad_mode)
 {
