@@ -61,8 +61,70 @@ def table(title, head, rows):
                                for i, (c, w) in enumerate(zip(r, widths))))
 
 
+def scale_counters(g):
+    """The ping-pong with 1 and 8 counters on both sides: per counter added."""
+    pairs = (("SCHED.SWITCH", "hwpmc-SCHED.SWITCH", "perf-context-switches"),
+             ("CLOCK.PROF", "hwpmc-CLOCK.PROF", "perf-task-clock"))
+    rows = []
+    for name, h, p in pairs:
+        per = {}
+        for tool, v in (("hwpmc", h), ("perf", p)):
+            one, eight = g("scale", "ppk1:" + v), g("scale", "ppk8:" + v)
+            per[tool] = None if one is None or eight is None else (eight - one) / 7.0
+            rows.append(["%s %s" % (tool, v.split("-", 1)[1]), fmt(one), fmt(eight),
+                         fmt(per[tool])])
+        ok = None if None in per.values() else per["hwpmc"] < per["perf"]
+        rows[-2] += ["< perf", verdict(ok)]
+        rows[-1] += ["", ""]
+    if any(r[1] != "-" for r in rows):
+        table("Counters on both sides of the ping-pong (ns per round trip)",
+              ["counters", "1", "8", "per added", "goal", ""], rows)
+
+
+def scale_pmcs(g):
+    """Allocation, one read and kernel memory against the number of PMCs."""
+    ns = sorted({int(v.rsplit(":", 1)[1]) for (part, v) in G_KEYS
+                 if part == "scale" and v.startswith("pmcs:") and v.count(":") == 3})
+    if not ns:
+        return
+    rows = []
+    for what, label, scale, digits in (("alloc", "µs per counter made", 1e-3, 1),
+                                       ("read", "ns per read of one", 1, 0)):
+        for tool in ("hwpmc", "perf"):
+            vals = [g("scale", "pmcs:%s:%s:%d" % (tool, what, n)) for n in ns]
+            rows.append(["%s, %s" % (label, tool)] +
+                         [fmt(None if v is None else v * scale, digits) for v in vals])
+    table("Counters against their number (16 on each target process; hwpmc: 16 an owner)",
+          ["what"] + [fmt(n) for n in ns], rows)
+    big = ns[-1]
+    hm, pm = g("scale", "pmcs:hwpmc:mem:%d" % big), g("scale", "pmcs:perf:mem:%d" % big)
+    rows = [["per counter, %s of them" % fmt(big), fmt(hm), fmt(pm), rtxt(ratio(hm, pm)),
+             "< perf", verdict(None if hm is None or pm is None else hm < pm)],
+            ["left after closing them: Slab, VmallocUsed", fmt(g("scale", "pmcs:hwpmc:left")),
+             fmt(g("scale", "pmcs:perf:left")), "", "", ""],
+            ["left after closing them: Percpu", fmt(g("scale", "pmcs:hwpmc:leftpercpu")),
+             fmt(g("scale", "pmcs:perf:leftpercpu")), "", "", ""]]
+    owners = sorted({int(v.rsplit(":", 1)[1]) for (part, v) in G_KEYS
+                     if part == "scale" and v.startswith("owners:mem:")})
+    for k in owners:
+        rows.append(["per owner (open of /dev/hwpmc), %s of them" % fmt(k),
+                     fmt(g("scale", "owners:mem:%d" % k)), "-", "", "", ""])
+    if owners:
+        rows.append(["left after closing them: Slab, VmallocUsed",
+                     fmt(g("scale", "owners:left")), "-", "", "", ""])
+        rows.append(["left after closing them: Percpu",
+                     fmt(g("scale", "owners:leftpercpu")), "-", "", "", ""])
+    table("Kernel memory (bytes of /proc/meminfo's Slab, VmallocUsed and Percpu, in all)",
+          ["what", "hwpmc", "perf", "ratio", "goal", ""], rows)
+
+
+G_KEYS = ()
+
+
 def main():
+    global G_KEYS
     med, raw = load(sys.argv[1])
+    G_KEYS = tuple(med)
     if len(sys.argv) > 2:
         print(sys.argv[2])
     g = lambda part, v: med.get((part, v))
@@ -224,6 +286,8 @@ def main():
         table("Unmonitored ping-pong while other processes are monitored (ns per round trip)",
               ["monitored elsewhere", "ns", "vs none", "goal", "",
                "vs detached" if idle else ""], rows)
+        scale_counters(g)
+        scale_pmcs(g)
 
     if any(k[0] == "report" for k in med):
         hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")

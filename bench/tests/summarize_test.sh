@@ -31,6 +31,19 @@ scale read-8:perf:task-clock 1 1310
 scale pp-idle 1 9900
 scale pp-mon0 1 10000
 scale pp-mon1000:CLOCK.PROF 1 10200
+scale ppk1:hwpmc-SCHED.SWITCH 1 12000
+scale ppk8:hwpmc-SCHED.SWITCH 1 12700
+scale ppk1:perf-context-switches 1 13000
+scale ppk8:perf-context-switches 1 14000
+scale pmcs:hwpmc:alloc:1 1 50000
+scale pmcs:hwpmc:read:1 1 760
+scale pmcs:hwpmc:alloc:16384 1 6000
+scale pmcs:hwpmc:read:16384 1 770
+scale pmcs:hwpmc:mem:16384 1 250
+scale pmcs:hwpmc:left 1 4096
+scale pmcs:perf:alloc:16384 1 9000
+scale pmcs:perf:mem:16384 1 1700
+scale owners:mem:1024 1 900
 sample bare 1 1000000
 sample hwpmc-10000 1 1050000
 samples hwpmc-10000 1 20
@@ -72,6 +85,11 @@ check "switch overhead against the unloaded module" 'grep -Eq "loaded, no PMC +1
 check "scale: the read at 8 vCPUs against 1" 'grep -Eq "raw PMCRW, CLOCK.PROF +1,000 +1,040 +1\.04x +met +0\.79x +met" <<<"$out"'
 check "scale: the ping-pong beside 1,000 monitored processes" 'grep -Eq "1000 with a CLOCK.PROF PMC +10,200 +\+2\.0% +<= \+1% +NOT met +\+3\.0%" <<<"$out"'
 check "scale: the ping-pong with the hook detached" 'grep -Eq "none, hook detached +9,900 +-1\.0%" <<<"$out"'
+# (12,700 - 12,000) / 7 = 100 ns a counter against perf's 1,000 / 7 = 143
+check "scale: per counter added to the ping-pong against perf" 'grep -Eq "hwpmc SCHED.SWITCH +12,000 +12,700 +100 +< perf +met" <<<"$out"'
+check "scale: allocation and read against the number of PMCs" 'grep -Eq "counter made, hwpmc +50\.0 +6\.0" <<<"$out" && grep -Eq "counter made, perf +- +9\.0" <<<"$out"'
+check "scale: kernel memory per PMC against perf" 'grep -Eq "per counter, 16,384 of them +250 +1,700 +0\.15x +< perf +met" <<<"$out"'
+check "scale: kernel memory per owner" 'grep -Eq "per owner .*1,024 of them +900" <<<"$out"'
 # 30,000 KiB over 1 M samples: 30.7 B a sample, within 50; 60,000: 61.4, not.
 check "report memory per sample, synthetic flat within the goal" 'grep -Eq "flat synthetic +1,000,000 +30,000 +30\.7 .* met" <<<"$out"'
 check "report memory per sample, synthetic -g over the goal" 'grep -Eq "\-g synthetic +1,000,000 +60,000 +61\.4 .* NOT met" <<<"$out"'
