@@ -118,6 +118,28 @@ def scale_pmcs(g):
           ["what", "hwpmc", "perf", "ratio", "goal", ""], rows)
 
 
+def concurrent(g):
+    """Two readers on two CPUs at once against one: what they get together."""
+    def speedup(v):
+        one, a, b = (g("concurrent", "%s:%s" % (k, v)) for k in ("one", "two-a", "two-b"))
+        if None in (one, a, b) or not a or not b:
+            return one, None, None
+        return one, (a + b) / 2.0, (1.0 / a + 1.0 / b) * one
+    base = speedup("getppid")[2]
+    rows = []
+    for name, v in (("getppid()", "getppid"), ("raw PMCRW, SCHED.SWITCH", "pmcrw:SCHED.SWITCH"),
+                    ("raw PMCRW, CLOCK.PROF", "pmcrw:CLOCK.PROF"),
+                    ("perf read() task-clock", "perf:task-clock")):
+        one, two, sp = speedup(v)
+        hw = v.startswith("pmcrw:")
+        ok = None if not hw or sp is None or base is None else sp >= 0.9 * base
+        rows.append([name, fmt(one), fmt(two), rtxt(sp),
+                     ">= 0.9x getppid's" if hw else "", verdict(ok) if hw else ""])
+    table("Two readers at once against one (2 vCPUs in parallel, multi-threaded TCG: "
+          "host ns, compare within the run)",
+          ["what", "one", "each of two", "together", "goal", ""], rows)
+
+
 G_KEYS = ()
 
 
@@ -225,6 +247,9 @@ def main():
         table("Drops with a job on both CPUs (hwpmc-record -F 10000 -g)",
               ["rate", "samples", "dropped", "no drops"],
               [["10000 Hz -g", fmt(hs), fmt(hd), verdict(None if hd is None else hd == 0)]])
+
+    if any(k[0] == "concurrent" for k in med):
+        concurrent(g)
 
     if any(k[0] == "report" for k in med):
         hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")

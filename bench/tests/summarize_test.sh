@@ -44,6 +44,12 @@ scale pmcs:hwpmc:left 1 4096
 scale pmcs:perf:alloc:16384 1 9000
 scale pmcs:perf:mem:16384 1 1700
 scale owners:mem:1024 1 900
+concurrent one:getppid 1 500
+concurrent two-a:getppid 1 600
+concurrent two-b:getppid 1 600
+concurrent one:pmcrw:CLOCK.PROF 1 1000
+concurrent two-a:pmcrw:CLOCK.PROF 1 2000
+concurrent two-b:pmcrw:CLOCK.PROF 1 2000
 sample bare 1 1000000
 sample hwpmc-10000 1 1050000
 samples hwpmc-10000 1 20
@@ -90,6 +96,9 @@ check "scale: per counter added to the ping-pong against perf" 'grep -Eq "hwpmc 
 check "scale: allocation and read against the number of PMCs" 'grep -Eq "counter made, hwpmc +50\.0 +6\.0" <<<"$out" && grep -Eq "counter made, perf +- +9\.0" <<<"$out"'
 check "scale: kernel memory per PMC against perf" 'grep -Eq "per counter, 16,384 of them +250 +1,700 +0\.15x +< perf +met" <<<"$out"'
 check "scale: kernel memory per owner" 'grep -Eq "per owner .*1,024 of them +900" <<<"$out"'
+# getppid: 2 x 500/600 = 1.67x together; CLOCK.PROF 2 x 1,000/2,000 = 1.00x,
+# under 0.9 x 1.67
+check "concurrent: two readers against one, against getppid's" 'grep -Eq "getppid\(\) +500 +600 +1\.67x" <<<"$out" && grep -Eq "raw PMCRW, CLOCK.PROF +1,000 +2,000 +1\.00x .* NOT met" <<<"$out"'
 # 30,000 KiB over 1 M samples: 30.7 B a sample, within 50; 60,000: 61.4, not.
 check "report memory per sample, synthetic flat within the goal" 'grep -Eq "flat synthetic +1,000,000 +30,000 +30\.7 .* met" <<<"$out"'
 check "report memory per sample, synthetic -g over the goal" 'grep -Eq "\-g synthetic +1,000,000 +60,000 +61\.4 .* NOT met" <<<"$out"'
