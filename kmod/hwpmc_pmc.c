@@ -119,6 +119,7 @@ void hwpmc_owner_sigio_fn(struct work_struct *work)
 static bool hwpmc_owner_uses_row(struct hwpmc_owner *po, unsigned int row)
 {
 	lockdep_assert_held(&hwpmc_sx);
+	hwpmc_owner_assert_held(po);
 	return test_bit(row, po->proc_rows);
 }
 
