@@ -23,17 +23,14 @@
 #include <sys/wait.h>
 #include <hwpmc/pmc.h>
 
+#include "bench_kids.h"
+
 static pid_t *kids;
 static long nkids;
 
 static void kill_kids(void)
 {
-	long i;
-
-	for (i = 0; i < nkids; i++)
-		kill(kids[i], SIGKILL);
-	for (i = 0; i < nkids; i++)
-		waitpid(kids[i], NULL, 0);
+	bench_kill_kids(kids, nkids);
 }
 
 static int fail(const char *what)

@@ -53,6 +53,7 @@
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 
+#include "bench_kids.h"
 #include "hwpmc_util.h"
 
 #define PER_TARGET	16	/* SOFT rows: hwpmc PMCs one process can have */
@@ -72,12 +73,7 @@ static uint64_t now_ns(void)
 
 static void kill_kids(void)
 {
-	long i;
-
-	for (i = 0; i < nkids; i++)
-		kill(kids[i], SIGKILL);
-	for (i = 0; i < nkids; i++)
-		waitpid(kids[i], NULL, 0);
+	bench_kill_kids(kids, nkids);
 	nkids = 0;
 }
 
