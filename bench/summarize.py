@@ -81,9 +81,9 @@ def scale_counters(g):
               ["counters", "1", "8", "per added", "goal", ""], rows)
 
 
-def scale_pmcs(g):
+def scale_pmcs(g, keys):
     """Allocation, one read and kernel memory against the number of PMCs."""
-    ns = sorted({int(v.rsplit(":", 1)[1]) for (part, v) in G_KEYS
+    ns = sorted({int(v.rsplit(":", 1)[1]) for (part, v) in keys
                  if part == "scale" and v.startswith("pmcs:") and v.count(":") == 3})
     if not ns:
         return
@@ -104,7 +104,7 @@ def scale_pmcs(g):
              fmt(g("scale", "pmcs:perf:left")), "", "", ""],
             ["left after closing them: Percpu", fmt(g("scale", "pmcs:hwpmc:leftpercpu")),
              fmt(g("scale", "pmcs:perf:leftpercpu")), "", "", ""]]
-    owners = sorted({int(v.rsplit(":", 1)[1]) for (part, v) in G_KEYS
+    owners = sorted({int(v.rsplit(":", 1)[1]) for (part, v) in keys
                      if part == "scale" and v.startswith("owners:mem:")})
     for k in owners:
         rows.append(["per owner (open of /dev/hwpmc), %s of them" % fmt(k),
@@ -140,13 +140,8 @@ def concurrent(g):
           ["what", "one", "each of two", "together", "goal", ""], rows)
 
 
-G_KEYS = ()
-
-
 def main():
-    global G_KEYS
     med, raw = load(sys.argv[1])
-    G_KEYS = tuple(med)
     if len(sys.argv) > 2:
         print(sys.argv[2])
     g = lambda part, v: med.get((part, v))
@@ -312,7 +307,7 @@ def main():
               ["monitored elsewhere", "ns", "vs none", "goal", "",
                "vs detached" if idle else ""], rows)
         scale_counters(g)
-        scale_pmcs(g)
+        scale_pmcs(g, med)
 
     if any(k[0] == "report" for k in med):
         hs, ps = g("reportsamples", "hwpmc"), g("reportsamples", "perf")
