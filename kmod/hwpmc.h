@@ -389,6 +389,11 @@ struct hwpmc_pmc {
 	int state;			/* hooks: READ_ONCE() */
 	unsigned int pflags;
 	bool priv_kernel;		/* hooks: hwpmc_priv_kernel() at alloc */
+	/*
+	 * Counts by its processes' clocks (hwpmc_process.clock), set by the
+	 * class at allocation: process-scope CLOCK.PROF.
+	 */
+	bool by_clock;
 	atomic64_t value;		/* hooks: the count */
 	/* Sampling: events to the next sample (or see the class). */
 	atomic64_t remaining;
@@ -446,6 +451,13 @@ struct hwpmc_process {
 	struct signal_struct *sig;
 	struct pid *pid;		/* the thread group */
 	struct list_head targets;	/* hwpmc_target.pp_node, RCU */
+	/*
+	 * The CPU time of its threads that the SOFT class followed (while
+	 * any CLOCK.PROF PMC targets it), in ns: one add per switch-out,
+	 * whatever the number of such PMCs.  Each by_clock target takes its
+	 * share from it lazily (hwpmc_target_pending()).  Hooks, no lock.
+	 */
+	atomic64_t clock;
 	struct rcu_head rcu;
 };
 
@@ -457,6 +469,11 @@ struct hwpmc_target {
 	struct hwpmc_pmc *pm;
 	atomic64_t value;		/* this process's share of the count */
 	atomic64_t csw_mark;		/* PROCCSW: value at the last record */
+	/*
+	 * A by_clock PMC's target: pp->clock as far as value (and the PMC's
+	 * value) holds it; hwpmc_proc_lock, read by anyone.
+	 */
+	u64 clock_base;
 	bool priv;			/* attached by a privileged caller */
 	struct rcu_head rcu;
 };
@@ -517,6 +534,35 @@ static inline void hwpmc_target_add(struct hwpmc_target *pt,
 	atomic64_add(n, &pt->pm->value);
 }
 
+/*
+ * What a running by_clock PMC's target @pt counted that its value does not
+ * hold yet: its process's clock since clock_base.  Read pt->value (and the
+ * PMC's) before this: hwpmc_targets_bank() moves clock_base before it adds
+ * to the values, so a reader never counts the same time twice (it may miss
+ * time being banked; hwpmc_target_value() callers tolerate that, readers
+ * of the PMC's total retry, soft.c).  Any context but NMI; RCU (or the
+ * hooks' IRQs-off or preemption-off sections) keeps @pt.
+ */
+static inline u64 hwpmc_target_pending(const struct hwpmc_target *pt)
+{
+	s64 d;
+
+	if (!pt->pm->by_clock || !hwpmc_running(pt->pm))
+		return 0;
+	/* Pairs with hwpmc_target_bank()'s smp_wmb(). */
+	smp_rmb();
+	d = atomic64_read(&pt->pp->clock) - READ_ONCE(pt->clock_base);
+	return d > 0 ? d : 0;
+}
+
+/* The share of the count of @pt's process, up to date.  As above. */
+static inline u64 hwpmc_target_value(const struct hwpmc_target *pt)
+{
+	return atomic64_read(&pt->value) + hwpmc_target_pending(pt);
+}
+
+void hwpmc_targets_rebase(struct hwpmc_pmc *pm);
+void hwpmc_targets_bank(struct hwpmc_pmc *pm);
 struct hwpmc_target *hwpmc_target_find(struct task_struct *task,
 				       struct hwpmc_pmc *pm);
 extern atomic_t hwpmc_ncsw_targets;

@@ -85,12 +85,66 @@ static void hwpmc_proc_free_rcu(struct rcu_head *head)
 	kfree(pp);
 }
 
+/*
+ * A by_clock target's pending time goes into its value and its PMC's:
+ * clock_base first, then the values, so that a lockless reader that sees
+ * the new values sees the new base (hwpmc_target_pending()).
+ */
+static void hwpmc_target_bank(struct hwpmc_target *pt)
+{
+	u64 now = atomic64_read(&pt->pp->clock);
+	s64 d = now - pt->clock_base;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	WRITE_ONCE(pt->clock_base, now);
+	if (d <= 0)
+		return;
+	/* The base before the values: pairs with hwpmc_target_pending(). */
+	smp_wmb();
+	atomic64_add(d, &pt->value);
+	atomic64_add(d, &pt->pm->value);
+}
+
+/*
+ * A by_clock PMC starts (class op start, before it is published RUNNING):
+ * each target counts its process's clock from here.  hwpmc_sx held.
+ */
+void hwpmc_targets_rebase(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_target *pt;
+
+	lockdep_assert_held(&hwpmc_sx);
+	raw_spin_lock(&hwpmc_proc_lock);
+	list_for_each_entry(pt, &pm->targets, pm_node)
+		WRITE_ONCE(pt->clock_base, atomic64_read(&pt->pp->clock));
+	raw_spin_unlock(&hwpmc_proc_lock);
+}
+
+/*
+ * A by_clock PMC stops (class op stop, while still RUNNING): its targets'
+ * time so far goes into the values, which hold the count from here on.
+ * hwpmc_sx held.
+ */
+void hwpmc_targets_bank(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_target *pt;
+
+	lockdep_assert_held(&hwpmc_sx);
+	raw_spin_lock(&hwpmc_proc_lock);
+	list_for_each_entry(pt, &pm->targets, pm_node)
+		hwpmc_target_bank(pt);
+	raw_spin_unlock(&hwpmc_proc_lock);
+}
+
 /* Unlink one target; drop the process when it has no targets left. */
 static void hwpmc_unlink_target(struct hwpmc_target *pt)
 {
 	struct hwpmc_process *pp = pt->pp;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
+	/* What it counted stays in its PMC's value. */
+	if (pt->pm->by_clock && hwpmc_running(pt->pm))
+		hwpmc_target_bank(pt);
 	list_del_rcu(&pt->pp_node);
 	list_del_rcu(&pt->pm_node);
 	pt->pm->ntargets--;
@@ -153,6 +207,7 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 		pp->sig = task->signal;
 		pp->pid = get_pid(task_tgid(task));
 		INIT_LIST_HEAD(&pp->targets);
+		atomic64_set(&pp->clock, 0);
 		hlist_add_head_rcu(&pp->hnode, hwpmc_proc_bucket(pp->sig));
 	}
 	pt = *newpt;
@@ -162,6 +217,8 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	pt->priv = priv;
 	atomic64_set(&pt->value, 0);
 	atomic64_set(&pt->csw_mark, 0);
+	/* Counts the clock from here while its PMC runs. */
+	pt->clock_base = atomic64_read(&pp->clock);
 	/* PROCCSW records of the outgoing task's switches, from now. */
 	if (pm->flags & PMC_F_LOG_PROCCSW)
 		hwpmc_switch_gate_get(HWPMC_GATE_PREV);
@@ -303,7 +360,7 @@ static void hwpmc_proc_csw_out(struct hwpmc_process *pp,
 			continue;
 		do {
 			mark = atomic64_read(&pt->csw_mark);
-			cur = atomic64_read(&pt->value);
+			cur = hwpmc_target_value(pt);
 			if (cur <= mark) {
 				cur = mark;
 				break;
@@ -761,7 +818,7 @@ void hwpmc_proc_exit(struct task_struct *task)
 
 			if (pm->flags & PMC_F_LOG_PROCEXIT)
 				hwpmc_log_procexit(pm, task_tgid_nr(task),
-						   atomic64_read(&pt->value));
+						   hwpmc_target_value(pt));
 			hwpmc_unlink_target(pt);
 			if (!pm->ntargets && IS_ENABLED(CONFIG_PREEMPT_RT))
 				/* siglock sleeps on RT: from a work item. */

@@ -9,7 +9,10 @@
  *                     se.sum_exec_runtime (what /proc/PID/schedstat and
  *                     CLOCK_THREAD_CPUTIME_ID show) between its switch-in
  *                     and its switch-out, so the switch hook reads no
- *                     clock and loses nothing; sampling PMCs run a timer at
+ *                     clock and loses nothing, added once to the process
+ *                     whatever its number of CLOCK.PROF PMCs, each of
+ *                     which takes its share from its own start (by_clock,
+ *                     hwpmc.h); sampling PMCs run a timer at
  *                     their period, so any rate from 1 Hz to tens of kHz
  *                     works: a system-scope one on its CPU, a process-scope
  *                     one only on the CPUs where a thread of a target runs
@@ -242,7 +245,10 @@ static void soft_sample(struct hwpmc_pmc *pm, struct task_struct *task,
  * Credit @n events of @event to @task's process-scope PMCs and to the
  * system-scope PMCs of this CPU, and @ns to the samplers' periods
  * (CLOCK.PROF counts and samples from different points, see
- * soft_prof_fold_at()); sampling PMCs take their samples.  The
+ * soft_prof_fold_at()); sampling PMCs take their samples.  CLOCK.PROF's
+ * @n goes to the process's clock, one add for all its PMCs (by_clock,
+ * hwpmc_target_pending()), and its list is walked only while a
+ * process-scope sampler runs somewhere, for the samplers.  The
  * process hash is only looked at while a process-scope PMC of @event
  * exists, the CPU's slots only while one of its system-scope PMCs counts
  * @event.  Called from tracepoints, timers and IRQs-off sections (any
@@ -261,11 +267,21 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 	lockdep_assert_preemption_disabled();
 	pp = atomic_read(&soft_nproc[event]) ? hwpmc_proc_find(task->signal)
 					       : NULL;
+	if (pp && event == PMC_SOFT_CLOCK_PROF) {
+		/*
+		 * Counted once for all the process's CLOCK.PROF PMCs (they
+		 * are by_clock); the list only for the samplers' periods.
+		 */
+		if (n)
+			atomic64_add(n, &pp->clock);
+		if (!ns || !atomic_read(&soft_prof_nts))
+			pp = NULL;
+	}
 	if (pp) {
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
 			if (!soft_is(pt->pm, event))
 				continue;
-			if (n)
+			if (n && !pt->pm->by_clock)
 				hwpmc_target_add(pt, task, n);
 			if (ns && hwpmc_is_sampling(pt->pm))
 				soft_sample(pt->pm, task, ns, regs, can_sample);
@@ -844,6 +860,22 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
 }
 
 /*
+ * What the switch, exit and fold paths credited to a running CLOCK.PROF
+ * @pm: its value, and for a process-scope one each target's process clock
+ * since the target's base (hwpmc_target_pending(), after the value: a
+ * stop banking meanwhile is missed, never counted twice).  RCU held.
+ */
+static u64 soft_prof_credited(struct hwpmc_pmc *pm)
+{
+	struct hwpmc_target *pt;
+	u64 v = atomic64_read(&pm->value);
+
+	list_for_each_entry_rcu(pt, &pm->targets, pm_node)
+		v += hwpmc_target_pending(pt);
+	return v;
+}
+
+/*
  * A running CLOCK.PROF PMC's value: what the switch, tick and timer paths
  * credited, plus the in-flight time of the targets running now, from
  * each CPU's own state (no IPI, no lock: a CPU that does not answer
@@ -864,13 +896,13 @@ static noinline u64 soft_prof_read(struct hwpmc_pmc *pm)
 
 	rcu_read_lock();
 	do {
-		before = atomic64_read(&pm->value);
+		before = soft_prof_credited(pm);
 		/* The value before the CPUs' state, and after it, below. */
 		smp_rmb();
 		in = soft_prof_inflight(pm);
 		/* Pairs with the first: after every CPU's state. */
 		smp_rmb();
-		after = atomic64_read(&pm->value);
+		after = soft_prof_credited(pm);
 	} while (before != after && ++tries < SOFT_READ_TRIES);
 	rcu_read_unlock();
 	return before == after ? after + in : after;
@@ -908,7 +940,7 @@ static bool soft_prof_read_self(struct hwpmc_pmc *pm, u64 *v)
 		if (sc->prof_task == me)
 			in = soft_prof_since(me, smp_processor_id(),
 					     sc->prof_base);
-		*v = atomic64_read(&pm->value) + in;
+		*v = soft_prof_credited(pm) + in;
 	}
 	local_irq_restore(flags);
 	return self;
@@ -1147,6 +1179,8 @@ static int soft_allocate(struct hwpmc_pmc *pm,
 
 	if (pm->event >= PMC_SOFT_NEVENTS || a->pm_config || a->pm_config1)
 		return -EINVAL;
+	/* One add per switch-out for all of a process's CLOCK.PROF PMCs. */
+	pm->by_clock = pm->event == PMC_SOFT_CLOCK_PROF && !hwpmc_is_system(pm);
 	/* Freed with pm by the core (after RCU), also if this fails. */
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm) &&
 	    !hwpmc_is_system(pm)) {
@@ -1205,6 +1239,9 @@ static void soft_start(struct hwpmc_pmc *pm)
 {
 	unsigned int cpu;
 
+	/* Counts its targets' CPU time from here (before RUNNING). */
+	if (pm->by_clock)
+		hwpmc_targets_rebase(pm);
 	/* Not running: no CPU credits it (its start's sync waited for all). */
 	if (soft_prof_per_cpu(pm)) {
 		s64 __percpu *left = pm->cls_pcpu;
@@ -1223,6 +1260,9 @@ static void soft_start(struct hwpmc_pmc *pm)
 
 static void soft_stop(struct hwpmc_pmc *pm)
 {
+	/* Its value holds the count from here (still RUNNING). */
+	if (pm->by_clock)
+		hwpmc_targets_bank(pm);
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
 		soft_prof_samplers_update(NULL, pm);
 	if (pm->event == PMC_SOFT_CLOCK_HARD)

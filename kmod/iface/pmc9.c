@@ -354,10 +354,11 @@ int pmc_get_counter_value(struct task_struct *l, int ctr, int flags,
 	rcu_read_lock();
 	pt = hwpmc_target_find(l, pm);
 	if (pt && configured_here && (flags & PMC_VALUE_FLAGS_CHILDREN))
-		v = atomic64_read(&pm->value) - pmc9_live_others(pm, pt->pp) +
-		    ctx->extra[ctr];
+		/* The others' banked shares: pm->value holds no pending. */
+		v = atomic64_read(&pm->value) + hwpmc_target_pending(pt) -
+		    pmc9_live_others(pm, pt->pp) + ctx->extra[ctr];
 	else if (pt)
-		v = atomic64_read(&pt->value) +
+		v = hwpmc_target_value(pt) +
 		    (configured_here ? ctx->reset[ctr] : 0);
 	rcu_read_unlock();
 	mutex_unlock(&ctx->po->lock);
