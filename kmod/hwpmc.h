@@ -17,6 +17,7 @@
 #include <linux/rcupdate.h>
 #include <linux/rculist.h>
 #include <linux/hash.h>
+#include <linux/seqlock.h>
 #include <linux/string.h>
 #include <linux/hwpmc.h>
 
@@ -394,6 +395,12 @@ struct hwpmc_pmc {
 	 * class at allocation: process-scope CLOCK.PROF.
 	 */
 	bool by_clock;
+	/*
+	 * A by_clock PMC's value, its targets' clock_base and its state as
+	 * one: written under hwpmc_proc_lock (hwpmc_targets_start(),
+	 * hwpmc_targets_stop(), an unlink), read with no lock.
+	 */
+	seqcount_raw_spinlock_t clock_seq;
 	atomic64_t value;		/* hooks: the count */
 	/* Sampling: events to the next sample (or see the class). */
 	atomic64_t remaining;
@@ -536,12 +543,10 @@ static inline void hwpmc_target_add(struct hwpmc_target *pt,
 
 /*
  * What a running by_clock PMC's target @pt counted that its value does not
- * hold yet: its process's clock since clock_base.  Read pt->value (and the
- * PMC's) before this: hwpmc_targets_bank() moves clock_base before it adds
- * to the values, so a reader never counts the same time twice (it may miss
- * time being banked; hwpmc_target_value() callers tolerate that, readers
- * of the PMC's total retry, soft.c).  Any context but NMI; RCU (or the
- * hooks' IRQs-off or preemption-off sections) keeps @pt.
+ * hold yet: its process's clock since clock_base.  Inside a read section
+ * of the PMC's clock_seq (or under hwpmc_proc_lock), with the values it is
+ * added to.  Any context but NMI; RCU (or the hooks' IRQs-off or
+ * preemption-off sections) keeps @pt.
  */
 static inline u64 hwpmc_target_pending(const struct hwpmc_target *pt)
 {
@@ -549,8 +554,6 @@ static inline u64 hwpmc_target_pending(const struct hwpmc_target *pt)
 
 	if (!pt->pm->by_clock || !hwpmc_running(pt->pm))
 		return 0;
-	/* Pairs with hwpmc_target_bank()'s smp_wmb(). */
-	smp_rmb();
 	d = atomic64_read(&pt->pp->clock) - READ_ONCE(pt->clock_base);
 	return d > 0 ? d : 0;
 }
@@ -558,11 +561,20 @@ static inline u64 hwpmc_target_pending(const struct hwpmc_target *pt)
 /* The share of the count of @pt's process, up to date.  As above. */
 static inline u64 hwpmc_target_value(const struct hwpmc_target *pt)
 {
-	return atomic64_read(&pt->value) + hwpmc_target_pending(pt);
+	unsigned int seq;
+	u64 v;
+
+	if (!pt->pm->by_clock)
+		return atomic64_read(&pt->value);
+	do {
+		seq = read_seqcount_begin(&pt->pm->clock_seq);
+		v = atomic64_read(&pt->value) + hwpmc_target_pending(pt);
+	} while (read_seqcount_retry(&pt->pm->clock_seq, seq));
+	return v;
 }
 
-void hwpmc_targets_rebase(struct hwpmc_pmc *pm);
-void hwpmc_targets_bank(struct hwpmc_pmc *pm);
+void hwpmc_targets_start(struct hwpmc_pmc *pm);
+void hwpmc_targets_stop(struct hwpmc_pmc *pm);
 struct hwpmc_target *hwpmc_target_find(struct task_struct *task,
 				       struct hwpmc_pmc *pm);
 extern atomic_t hwpmc_ncsw_targets;

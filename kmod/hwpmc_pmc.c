@@ -610,6 +610,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	pm->priv_kernel = hwpmc_priv_kernel();
 	pm->state = PMC_STATE_ALLOCATED;
 	INIT_LIST_HEAD(&pm->targets);
+	seqcount_raw_spinlock_init(&pm->clock_seq, &hwpmc_proc_lock);
 	INIT_LIST_HEAD(&pm->cls_node);
 	if (hwpmc_is_sampling(pm))
 		pm->reload = a->pm_count;

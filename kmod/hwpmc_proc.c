@@ -86,9 +86,8 @@ static void hwpmc_proc_free_rcu(struct rcu_head *head)
 }
 
 /*
- * A by_clock target's pending time goes into its value and its PMC's:
- * clock_base first, then the values, so that a lockless reader that sees
- * the new values sees the new base (hwpmc_target_pending()).
+ * A by_clock target's pending time goes into its value and its PMC's.
+ * Inside a write section of the PMC's clock_seq, hwpmc_proc_lock held.
  */
 static void hwpmc_target_bank(struct hwpmc_target *pt)
 {
@@ -99,40 +98,46 @@ static void hwpmc_target_bank(struct hwpmc_target *pt)
 	WRITE_ONCE(pt->clock_base, now);
 	if (d <= 0)
 		return;
-	/* The base before the values: pairs with hwpmc_target_pending(). */
-	smp_wmb();
 	atomic64_add(d, &pt->value);
 	atomic64_add(d, &pt->pm->value);
 }
 
 /*
- * A by_clock PMC starts (class op start, before it is published RUNNING):
- * each target counts its process's clock from here.  hwpmc_sx held.
+ * A by_clock PMC starts (class op start): each target counts its
+ * process's clock from here, and the PMC is published RUNNING with the
+ * bases, so that an unlink and a reader see both or neither.  hwpmc_sx
+ * held.
  */
-void hwpmc_targets_rebase(struct hwpmc_pmc *pm)
+void hwpmc_targets_start(struct hwpmc_pmc *pm)
 {
 	struct hwpmc_target *pt;
 
 	lockdep_assert_held(&hwpmc_sx);
 	raw_spin_lock(&hwpmc_proc_lock);
+	write_seqcount_begin(&pm->clock_seq);
 	list_for_each_entry(pt, &pm->targets, pm_node)
 		WRITE_ONCE(pt->clock_base, atomic64_read(&pt->pp->clock));
+	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	write_seqcount_end(&pm->clock_seq);
 	raw_spin_unlock(&hwpmc_proc_lock);
 }
 
 /*
- * A by_clock PMC stops (class op stop, while still RUNNING): its targets'
- * time so far goes into the values, which hold the count from here on.
- * hwpmc_sx held.
+ * A by_clock PMC stops (class op stop): published STOPPED, its targets'
+ * time so far goes into the values, which hold the count from here on;
+ * as one, as above.  hwpmc_sx held.
  */
-void hwpmc_targets_bank(struct hwpmc_pmc *pm)
+void hwpmc_targets_stop(struct hwpmc_pmc *pm)
 {
 	struct hwpmc_target *pt;
 
 	lockdep_assert_held(&hwpmc_sx);
 	raw_spin_lock(&hwpmc_proc_lock);
+	write_seqcount_begin(&pm->clock_seq);
+	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 	list_for_each_entry(pt, &pm->targets, pm_node)
 		hwpmc_target_bank(pt);
+	write_seqcount_end(&pm->clock_seq);
 	raw_spin_unlock(&hwpmc_proc_lock);
 }
 
@@ -140,13 +145,22 @@ void hwpmc_targets_bank(struct hwpmc_pmc *pm)
 static void hwpmc_unlink_target(struct hwpmc_target *pt)
 {
 	struct hwpmc_process *pp = pt->pp;
+	struct hwpmc_pmc *pm = pt->pm;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
-	/* What it counted stays in its PMC's value. */
-	if (pt->pm->by_clock && hwpmc_running(pt->pm))
-		hwpmc_target_bank(pt);
+	/*
+	 * What it counted stays in its PMC's value: banked and gone from
+	 * the PMC's list as one, for readers that sum the targets.
+	 */
+	if (pm->by_clock) {
+		write_seqcount_begin(&pm->clock_seq);
+		if (hwpmc_running(pm))
+			hwpmc_target_bank(pt);
+	}
 	list_del_rcu(&pt->pp_node);
 	list_del_rcu(&pt->pm_node);
+	if (pm->by_clock)
+		write_seqcount_end(&pm->clock_seq);
 	pt->pm->ntargets--;
 	hwpmc_readpage_sync(pt->pm);
 	if (pt->pm->flags & PMC_F_LOG_PROCCSW) {

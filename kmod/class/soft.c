@@ -862,16 +862,22 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
 /*
  * What the switch, exit and fold paths credited to a running CLOCK.PROF
  * @pm: its value, and for a process-scope one each target's process clock
- * since the target's base (hwpmc_target_pending(), after the value: a
- * stop banking meanwhile is missed, never counted twice).  RCU held.
+ * since the target's base (hwpmc_target_pending()), read as one with the
+ * value and the state (clock_seq), so that a stop or an unlink banking
+ * meanwhile is never counted twice.  RCU held.
  */
 static u64 soft_prof_credited(struct hwpmc_pmc *pm)
 {
 	struct hwpmc_target *pt;
-	u64 v = atomic64_read(&pm->value);
+	unsigned int seq;
+	u64 v;
 
-	list_for_each_entry_rcu(pt, &pm->targets, pm_node)
-		v += hwpmc_target_pending(pt);
+	do {
+		seq = read_seqcount_begin(&pm->clock_seq);
+		v = atomic64_read(&pm->value);
+		list_for_each_entry_rcu(pt, &pm->targets, pm_node)
+			v += hwpmc_target_pending(pt);
+	} while (read_seqcount_retry(&pm->clock_seq, seq));
 	return v;
 }
 
@@ -1050,8 +1056,10 @@ static void soft_prof_stop_cpu(unsigned int cpu)
 
 /*
  * A CLOCK.PROF sampling PMC starts (@pm) or stops (@pm NULL: @old).  A
- * system-scope one changes the timer of its CPU only.  A process-scope one
- * that starts is published RUNNING here; every CPU looks once whether it
+ * system-scope one changes the timer of its CPU only (and is published
+ * RUNNING here).  A process-scope one that starts is published RUNNING
+ * by soft_start() right after (hwpmc_targets_start()); every CPU looks
+ * once whether it
  * runs a target now in the sync after the start (soft_sync(), outside
  * hwpmc_sx; later ones arm at switch-in).  One that stops leaves the
  * timers, which stop at their next expiry if no longer needed.
@@ -1078,7 +1086,11 @@ static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 			smp_call_function_single(ch->cpu, soft_prof_rearm_ipi,
 						 NULL, 1);
 	} else if (pm) {
-		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+		/*
+		 * Counted before it runs (soft_credit_split() walks the
+		 * lists only while this is non-zero); soft_start() publishes
+		 * it RUNNING after this (by_clock: hwpmc_targets_start()).
+		 */
 		atomic_inc(&soft_prof_nts);
 	} else {
 		atomic_dec(&soft_prof_nts);
@@ -1239,9 +1251,6 @@ static void soft_start(struct hwpmc_pmc *pm)
 {
 	unsigned int cpu;
 
-	/* Counts its targets' CPU time from here (before RUNNING). */
-	if (pm->by_clock)
-		hwpmc_targets_rebase(pm);
 	/* Not running: no CPU credits it (its start's sync waited for all). */
 	if (soft_prof_per_cpu(pm)) {
 		s64 __percpu *left = pm->cls_pcpu;
@@ -1254,15 +1263,21 @@ static void soft_start(struct hwpmc_pmc *pm)
 	}
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
 		soft_prof_samplers_update(pm, NULL);
+	/* Counts its targets' CPU time from here: published RUNNING. */
+	if (pm->by_clock)
+		hwpmc_targets_start(pm);
 	if (pm->event == PMC_SOFT_CLOCK_HARD)
 		soft_ticks_update(1);
 }
 
 static void soft_stop(struct hwpmc_pmc *pm)
 {
-	/* Its value holds the count from here (still RUNNING). */
+	/*
+	 * Published STOPPED, its value holds the count from here; before a
+	 * sampler leaves soft_prof_nts (soft_credit_split()).
+	 */
 	if (pm->by_clock)
-		hwpmc_targets_bank(pm);
+		hwpmc_targets_stop(pm);
 	if (pm->event == PMC_SOFT_CLOCK_PROF && hwpmc_is_sampling(pm))
 		soft_prof_samplers_update(NULL, pm);
 	if (pm->event == PMC_SOFT_CLOCK_HARD)

@@ -306,17 +306,23 @@ int pmc_counter_isconfigured(struct task_struct *l, int ctr)
 }
 EXPORT_SYMBOL_GPL(pmc_counter_isconfigured);
 
-/* What the live processes other than @own's counted of @pm. */
-static u64 pmc9_live_others(struct hwpmc_pmc *pm, struct hwpmc_process *own)
+/*
+ * What @pm counted but for the live processes other than @own's (@own's
+ * target of @pm): its value with @own's pending share, less the others'
+ * banked shares (pm->value holds no pending one), all under
+ * hwpmc_proc_lock, which every writer of a by_clock PMC's shares holds.
+ */
+static u64 pmc9_own_and_gone(struct hwpmc_pmc *pm, struct hwpmc_target *own)
 {
 	struct hwpmc_target *pt;
 	unsigned long flags;
-	u64 sum = 0;
+	u64 sum;
 
 	raw_spin_lock_irqsave(&hwpmc_proc_lock, flags);
+	sum = atomic64_read(&pm->value) + hwpmc_target_pending(own);
 	list_for_each_entry(pt, &pm->targets, pm_node)
-		if (pt->pp != own)
-			sum += atomic64_read(&pt->value);
+		if (pt->pp != own->pp)
+			sum -= atomic64_read(&pt->value);
 	raw_spin_unlock_irqrestore(&hwpmc_proc_lock, flags);
 	return sum;
 }
@@ -354,9 +360,7 @@ int pmc_get_counter_value(struct task_struct *l, int ctr, int flags,
 	rcu_read_lock();
 	pt = hwpmc_target_find(l, pm);
 	if (pt && configured_here && (flags & PMC_VALUE_FLAGS_CHILDREN))
-		/* The others' banked shares: pm->value holds no pending. */
-		v = atomic64_read(&pm->value) + hwpmc_target_pending(pt) -
-		    pmc9_live_others(pm, pt->pp) + ctx->extra[ctr];
+		v = pmc9_own_and_gone(pm, pt) + ctx->extra[ctr];
 	else if (pt)
 		v = hwpmc_target_value(pt) +
 		    (configured_here ? ctx->reset[ctr] : 0);
