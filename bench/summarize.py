@@ -61,8 +61,29 @@ def table(title, head, rows):
                                for i, (c, w) in enumerate(zip(r, widths))))
 
 
-def scale_counters(g):
-    """The ping-pong with 1 and 8 counters on both sides: per counter added."""
+def per_round_added(raw, v):
+    """(ns at 8 - ns at 1) / 7 for each round that has both, in round order."""
+    one, eight = raw.get(("scale", "ppk1:" + v), []), raw.get(("scale", "ppk8:" + v), [])
+    return [(b - a) / 7.0 for a, b in zip(one, eight)]
+
+
+def added_verdict(h, p):
+    """hwpmc's per-round costs per added counter against perf's: met when
+    all of hwpmc's are below all of perf's, NOT met when all are above, a
+    tie when the two spreads overlap (both the same cost within the
+    run's resolution, e.g. both zero)."""
+    if not h or not p:
+        return "-"
+    if max(h) < min(p):
+        return "met"
+    if min(h) > max(p):
+        return "NOT met"
+    return "tie"
+
+
+def scale_counters(g, raw):
+    """The ping-pong with 1 and 8 counters on both sides: per counter added,
+    the median and the spread of the rounds' own figures."""
     pairs = (("SCHED.SWITCH", "hwpmc-SCHED.SWITCH", "perf-context-switches"),
              ("CLOCK.PROF", "hwpmc-CLOCK.PROF", "perf-task-clock"))
     rows = []
@@ -70,15 +91,17 @@ def scale_counters(g):
         per = {}
         for tool, v in (("hwpmc", h), ("perf", p)):
             one, eight = g("scale", "ppk1:" + v), g("scale", "ppk8:" + v)
-            per[tool] = None if one is None or eight is None else (eight - one) / 7.0
+            per[tool] = per_round_added(raw, v)
+            med = None if one is None or eight is None else (eight - one) / 7.0
+            spread = ("%.1f..%.1f" % (min(per[tool]), max(per[tool]))
+                      if len(per[tool]) > 1 else "")
             rows.append(["%s %s" % (tool, v.split("-", 1)[1]), fmt(one), fmt(eight),
-                         fmt(per[tool])])
-        ok = None if None in per.values() else per["hwpmc"] < per["perf"]
-        rows[-2] += ["< perf", verdict(ok)]
+                         fmt(med, 1), spread])
+        rows[-2] += ["< perf", added_verdict(per["hwpmc"], per["perf"])]
         rows[-1] += ["", ""]
     if any(r[1] != "-" for r in rows):
         table("Counters on both sides of the ping-pong (ns per round trip)",
-              ["counters", "1", "8", "per added", "goal", ""], rows)
+              ["counters", "1", "8", "per added", "rounds", "goal", ""], rows)
 
 
 def scale_pmcs(g, keys):
@@ -306,7 +329,7 @@ def main():
         table("Unmonitored ping-pong while other processes are monitored (ns per round trip)",
               ["monitored elsewhere", "ns", "vs none", "goal", "",
                "vs detached" if idle else ""], rows)
-        scale_counters(g)
+        scale_counters(g, raw)
         scale_pmcs(g, med)
 
     if any(k[0] == "report" for k in med):
