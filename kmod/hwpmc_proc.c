@@ -105,21 +105,24 @@ static void hwpmc_target_bank(struct hwpmc_target *pt)
 /*
  * A by_clock PMC starts (class op start): each target counts its
  * process's clock from here, and the PMC is published RUNNING with the
- * bases, so that an unlink and a reader see both or neither.  hwpmc_sx
- * held.
+ * bases, so that an unlink and a reader see both or neither.  Interrupts
+ * are off in every clock_seq write section: the switch hook reads it
+ * (PROCCSW) under a runqueue lock, which an interrupt on the writer's CPU
+ * could want (a wakeup), and the reader would spin on a writer that waits
+ * for it.  hwpmc_sx held.
  */
 void hwpmc_targets_start(struct hwpmc_pmc *pm)
 {
 	struct hwpmc_target *pt;
 
 	lockdep_assert_held(&hwpmc_sx);
-	raw_spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock_irq(&hwpmc_proc_lock);
 	write_seqcount_begin(&pm->clock_seq);
 	list_for_each_entry(pt, &pm->targets, pm_node)
 		WRITE_ONCE(pt->clock_base, atomic64_read(&pt->pp->clock));
 	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
 	write_seqcount_end(&pm->clock_seq);
-	raw_spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock_irq(&hwpmc_proc_lock);
 }
 
 /*
@@ -132,35 +135,48 @@ void hwpmc_targets_stop(struct hwpmc_pmc *pm)
 	struct hwpmc_target *pt;
 
 	lockdep_assert_held(&hwpmc_sx);
-	raw_spin_lock(&hwpmc_proc_lock);
+	raw_spin_lock_irq(&hwpmc_proc_lock);
 	write_seqcount_begin(&pm->clock_seq);
 	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 	list_for_each_entry(pt, &pm->targets, pm_node)
 		hwpmc_target_bank(pt);
 	write_seqcount_end(&pm->clock_seq);
-	raw_spin_unlock(&hwpmc_proc_lock);
+	raw_spin_unlock_irq(&hwpmc_proc_lock);
+}
+
+/*
+ * @pt leaves its PMC's list.  A by_clock one's count stays in the PMC's
+ * value: banked and gone from the list as one, for readers that sum the
+ * targets.  hwpmc_proc_lock held.
+ */
+static void hwpmc_target_leave(struct hwpmc_target *pt)
+{
+	struct hwpmc_pmc *pm = pt->pm;
+	unsigned long flags;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	if (!pm->by_clock) {
+		list_del_rcu(&pt->pm_node);
+		return;
+	}
+	/* Interrupts off in the write section, see hwpmc_targets_start(). */
+	local_irq_save(flags);
+	write_seqcount_begin(&pm->clock_seq);
+	if (hwpmc_running(pm))
+		hwpmc_target_bank(pt);
+	list_del_rcu(&pt->pm_node);
+	write_seqcount_end(&pm->clock_seq);
+	local_irq_restore(flags);
 }
 
 /* Unlink one target; drop the process when it has no targets left. */
 static void hwpmc_unlink_target(struct hwpmc_target *pt)
 {
 	struct hwpmc_process *pp = pt->pp;
-	struct hwpmc_pmc *pm = pt->pm;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
-	/*
-	 * What it counted stays in its PMC's value: banked and gone from
-	 * the PMC's list as one, for readers that sum the targets.
-	 */
-	if (pm->by_clock) {
-		write_seqcount_begin(&pm->clock_seq);
-		if (hwpmc_running(pm))
-			hwpmc_target_bank(pt);
-	}
 	list_del_rcu(&pt->pp_node);
-	list_del_rcu(&pt->pm_node);
-	if (pm->by_clock)
-		write_seqcount_end(&pm->clock_seq);
+	hwpmc_target_leave(pt);
 	pt->pm->ntargets--;
 	hwpmc_readpage_sync(pt->pm);
 	if (pt->pm->flags & PMC_F_LOG_PROCCSW) {
