@@ -51,7 +51,10 @@
  *                    and the read-page slots' control words;
  *                    also taken by the fork and exit hooks (tracepoint
  *                    context, so raw for PREEMPT_RT); nothing is allocated
- *                    or freed under it
+ *                    or freed under it.  Each process-scope CLOCK.PROF
+ *                    PMC's clock_seq (a seqcount, not a lock) is written
+ *                    only under it with IRQs off (start, stop, a target's
+ *                    unlink: a walk of the PMC's targets at most)
  *   log->lock        raw spinlock, irq-safe: one log's buffers; taken in
  *                    any context but NMI, including under the runqueue
  *                    lock (PROCCSW records from sched_switch)
@@ -71,7 +74,10 @@
  * SOFT's per-CPU CLOCK.PROF state (prof_seq, a seqcount, not a lock) is
  * written only by its own CPU with IRQs off (switch hook, timer, IPI) and
  * read without waiting for that CPU by PMCRW, which holds po->lock only:
- * no read waits for another CPU or takes hwpmc_sx.  The driver statistics
+ * no read waits for another CPU or takes hwpmc_sx.  A PMC's clock_seq is
+ * read by PMCRW and by the switch hook's PROCCSW records (under the
+ * runqueue lock); its writers cannot be interrupted, so a reader waits at
+ * most for one walk of that PMC's targets.  The driver statistics
  * are per-CPU counters, summed by GETDRIVERSTATS.  No lock is ever taken
  * from NMI context.  A signal is never sent with hwpmc_proc_lock held.
  */

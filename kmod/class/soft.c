@@ -864,9 +864,12 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
  * @pm: its value, and for a process-scope one each target's process clock
  * since the target's base (hwpmc_target_pending()), read as one with the
  * value and the state (clock_seq), so that a stop or an unlink banking
- * meanwhile is never counted twice.  RCU held.
+ * meanwhile is never counted twice; and in *@running, whether @pm was
+ * still running then: a stop that raced with the read (a log's removal
+ * stops PMCs without their owner's lock) leaves the stints in flight
+ * uncounted, so the read must not add them either.  RCU held.
  */
-static u64 soft_prof_credited(struct hwpmc_pmc *pm)
+static u64 soft_prof_credited(struct hwpmc_pmc *pm, bool *running)
 {
 	struct hwpmc_target *pt;
 	unsigned int seq;
@@ -874,6 +877,7 @@ static u64 soft_prof_credited(struct hwpmc_pmc *pm)
 
 	do {
 		seq = read_seqcount_begin(&pm->clock_seq);
+		*running = hwpmc_running(pm);
 		v = atomic64_read(&pm->value);
 		list_for_each_entry_rcu(pt, &pm->targets, pm_node)
 			v += hwpmc_target_pending(pt);
@@ -899,19 +903,20 @@ static noinline u64 soft_prof_read(struct hwpmc_pmc *pm)
 {
 	unsigned int tries = 0;
 	u64 before, after, in;
+	bool running;
 
 	rcu_read_lock();
 	do {
-		before = soft_prof_credited(pm);
+		before = soft_prof_credited(pm, &running);
 		/* The value before the CPUs' state, and after it, below. */
 		smp_rmb();
 		in = soft_prof_inflight(pm);
 		/* Pairs with the first: after every CPU's state. */
 		smp_rmb();
-		after = soft_prof_credited(pm);
+		after = soft_prof_credited(pm, &running);
 	} while (before != after && ++tries < SOFT_READ_TRIES);
 	rcu_read_unlock();
-	return before == after ? after + in : after;
+	return before == after && running ? after + in : after;
 }
 
 /*
@@ -932,8 +937,8 @@ static bool soft_prof_read_self(struct hwpmc_pmc *pm, u64 *v)
 	struct hwpmc_target *pt;
 	struct soft_cpu *sc;
 	unsigned long flags;
-	u64 in = 0;
-	bool self;
+	u64 in = 0, v0;
+	bool self, running;
 
 	local_irq_save(flags);
 	pt = list_first_or_null_rcu(&pm->targets, struct hwpmc_target,
@@ -946,7 +951,8 @@ static bool soft_prof_read_self(struct hwpmc_pmc *pm, u64 *v)
 		if (sc->prof_task == me)
 			in = soft_prof_since(me, smp_processor_id(),
 					     sc->prof_base);
-		*v = soft_prof_credited(pm) + in;
+		v0 = soft_prof_credited(pm, &running);
+		*v = running ? v0 + in : v0;
 	}
 	local_irq_restore(flags);
 	return self;
