@@ -274,6 +274,7 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 		 */
 		if (n)
 			atomic64_add(n, &pp->clock);
+		n = 0;
 		if (!ns || !atomic_read(&soft_prof_nts))
 			pp = NULL;
 	}
@@ -281,7 +282,7 @@ static void soft_credit_split(struct task_struct *task, u32 event, u64 n,
 		list_for_each_entry_rcu(pt, &pp->targets, pp_node) {
 			if (!soft_is(pt->pm, event))
 				continue;
-			if (n && !pt->pm->by_clock)
+			if (n)
 				hwpmc_target_add(pt, task, n);
 			if (ns && hwpmc_is_sampling(pt->pm))
 				soft_sample(pt->pm, task, ns, regs, can_sample);
@@ -1065,10 +1066,10 @@ static void soft_prof_stop_cpu(unsigned int cpu)
  * system-scope one changes the timer of its CPU only (and is published
  * RUNNING here).  A process-scope one that starts is published RUNNING
  * by soft_start() right after (hwpmc_targets_start()); every CPU looks
- * once whether it
- * runs a target now in the sync after the start (soft_sync(), outside
- * hwpmc_sx; later ones arm at switch-in).  One that stops leaves the
- * timers, which stop at their next expiry if no longer needed.
+ * once whether it runs a target now in the sync after the start
+ * (soft_sync(), outside hwpmc_sx; later ones arm at switch-in).  One that
+ * stops leaves the timers, which stop at their next expiry if no longer
+ * needed.
  */
 static void soft_prof_samplers_update(struct hwpmc_pmc *pm,
 				      struct hwpmc_pmc *old)
