@@ -396,9 +396,10 @@ struct hwpmc_pmc {
 	 */
 	bool by_clock;
 	/*
-	 * A by_clock PMC's value, its targets' clock_base and its state as
-	 * one: written under hwpmc_proc_lock (hwpmc_targets_start(),
-	 * hwpmc_targets_stop(), an unlink), read with no lock.
+	 * A by_clock PMC's value, its targets' clock_base and clock_on and
+	 * its state as one: written under hwpmc_proc_lock (the batches of
+	 * hwpmc_targets_start() and hwpmc_targets_stop(), an unlink), read
+	 * with no lock.
 	 */
 	seqcount_raw_spinlock_t clock_seq;
 	atomic64_t value;		/* hooks: the count */
@@ -419,6 +420,8 @@ struct hwpmc_pmc {
 	struct list_head ss_node;	/* system sampling PMCs, RCU */
 	struct list_head targets;	/* hwpmc_target.pm_node, RCU */
 	unsigned int ntargets;		/* under hwpmc_proc_lock */
+	/* Walks of targets in batches (struct hwpmc_walk), same lock. */
+	struct list_head walks;
 	struct rcu_head rcu;
 };
 
@@ -481,6 +484,12 @@ struct hwpmc_target {
 	 * value) holds it; hwpmc_proc_lock, read by anyone.
 	 */
 	u64 clock_base;
+	/*
+	 * Counting the clock from clock_base: set at link while the PMC
+	 * runs and by its start's walk, cleared (after a bank) by its
+	 * stop's walk; as clock_base.
+	 */
+	bool clock_on;
 	bool priv;			/* attached by a privileged caller */
 	struct rcu_head rcu;
 };
@@ -514,6 +523,8 @@ static inline struct hwpmc_process *hwpmc_proc_find(struct signal_struct *sig)
 int hwpmc_attach_checked(struct hwpmc_pmc *pm, struct task_struct *task);
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task);
 void hwpmc_detach_all(struct hwpmc_pmc *pm);
+unsigned int hwpmc_target_pids(struct hwpmc_pmc *pm, struct pid **pids,
+			       unsigned int max);
 bool hwpmc_only_owner_attached(struct hwpmc_pmc *pm);
 #define HWPMC_FORK_MAXLOGS	8
 unsigned int hwpmc_proc_fork(struct task_struct *parent,
@@ -542,8 +553,8 @@ static inline void hwpmc_target_add(struct hwpmc_target *pt,
 }
 
 /*
- * What a running by_clock PMC's target @pt counted that its value does not
- * hold yet: its process's clock since clock_base.  Inside a read section
+ * What a by_clock PMC's target @pt counted that its value does not hold
+ * yet: while it counts (clock_on), its process's clock since clock_base.  Inside a read section
  * of the PMC's clock_seq (or under hwpmc_proc_lock), with the values it is
  * added to.  Any context but NMI; RCU (or the hooks' IRQs-off or
  * preemption-off sections) keeps @pt.
@@ -552,7 +563,7 @@ static inline u64 hwpmc_target_pending(const struct hwpmc_target *pt)
 {
 	s64 d;
 
-	if (!pt->pm->by_clock || !hwpmc_running(pt->pm))
+	if (!pt->pm->by_clock || !READ_ONCE(pt->clock_on))
 		return 0;
 	d = atomic64_read(&pt->pp->clock) - READ_ONCE(pt->clock_base);
 	return d > 0 ? d : 0;

@@ -41,7 +41,10 @@
  *                    it while it waits for one, hwpmc_pmcs_quiesce();
  *                    an allocation takes its hooks before it; PMCSTART
  *                    and PMCSTOP run the class's sync, which waits for
- *                    every CPU, before it)
+ *                    every CPU, before it).  The start, stop and release
+ *                    of a process-scope PMC walk its targets under it,
+ *                    in batches that reschedule: work in proportion to
+ *                    the targets, which the owner's process limit bounds
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers); SOFT's sync takes it
  *                    under po->lock alone
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also
@@ -51,10 +54,14 @@
  *                    and the read-page slots' control words;
  *                    also taken by the fork and exit hooks (tracepoint
  *                    context, so raw for PREEMPT_RT); nothing is allocated
- *                    or freed under it.  Each process-scope CLOCK.PROF
- *                    PMC's clock_seq (a seqcount, not a lock) is written
- *                    only under it with IRQs off (start, stop, a target's
- *                    unlink: a walk of the PMC's targets at most)
+ *                    or freed under it.  No walk of a PMC's targets,
+ *                    which its owner may have made as many of as
+ *                    processes, holds it for more than a batch of 64
+ *                    (hwpmc_proc.c, struct hwpmc_walk).  Each
+ *                    process-scope CLOCK.PROF PMC's clock_seq (a
+ *                    seqcount, not a lock) is written only under it with
+ *                    IRQs off (a batch of a start or stop, a target's
+ *                    unlink)
  *   log->lock        raw spinlock, irq-safe: one log's buffers; taken in
  *                    any context but NMI, including under the runqueue
  *                    lock (PROCCSW records from sched_switch)
@@ -77,7 +84,7 @@
  * no read waits for another CPU or takes hwpmc_sx.  A PMC's clock_seq is
  * read by PMCRW and by the switch hook's PROCCSW records (under the
  * runqueue lock); its writers cannot be interrupted, so a reader waits at
- * most for one walk of that PMC's targets.  The driver statistics
+ * most for one batch of that PMC's targets.  The driver statistics
  * are per-CPU counters, summed by GETDRIVERSTATS.  No lock is ever taken
  * from NMI context.  A signal is never sent with hwpmc_proc_lock held.
  */

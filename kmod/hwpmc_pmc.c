@@ -610,6 +610,7 @@ int hwpmc_pmc_allocate_at(struct hwpmc_owner *po,
 	pm->priv_kernel = hwpmc_priv_kernel();
 	pm->state = PMC_STATE_ALLOCATED;
 	INIT_LIST_HEAD(&pm->targets);
+	INIT_LIST_HEAD(&pm->walks);
 	seqcount_raw_spinlock_init(&pm->clock_seq, &hwpmc_proc_lock);
 	INIT_LIST_HEAD(&pm->cls_node);
 	if (hwpmc_is_sampling(pm))
@@ -678,22 +679,17 @@ static void hwpmc_log_attach(struct hwpmc_pmc *pm, struct task_struct *task);
 /* PMCATTACH and MAP_IN for the targets @pm already has. */
 static void hwpmc_log_existing_targets(struct hwpmc_pmc *pm)
 {
-	struct hwpmc_target *pt;
 	struct pid **pids;
-	unsigned int i, n = 0, max;
+	unsigned int i, n, max;
 
 	raw_spin_lock(&hwpmc_proc_lock);
 	max = pm->ntargets;
 	raw_spin_unlock(&hwpmc_proc_lock);
-	pids = kcalloc(max, sizeof(*pids), GFP_KERNEL);
+	pids = kvcalloc(max, sizeof(*pids), GFP_KERNEL);
 	if (!pids)
 		return;
 	/* Targets linked meanwhile (PMCATTACH of another thread) are left. */
-	raw_spin_lock(&hwpmc_proc_lock);
-	list_for_each_entry(pt, &pm->targets, pm_node)
-		if (n < max)
-			pids[n++] = get_pid(pt->pp->pid);
-	raw_spin_unlock(&hwpmc_proc_lock);
+	n = hwpmc_target_pids(pm, pids, max);
 	for (i = 0; i < n; i++) {
 		struct task_struct *task = get_pid_task(pids[i], PIDTYPE_TGID);
 
@@ -702,8 +698,9 @@ static void hwpmc_log_existing_targets(struct hwpmc_pmc *pm)
 			put_task_struct(task);
 		}
 		put_pid(pids[i]);
+		cond_resched();
 	}
-	kfree(pids);
+	kvfree(pids);
 }
 
 /*

@@ -86,8 +86,69 @@ static void hwpmc_proc_free_rcu(struct rcu_head *head)
 }
 
 /*
- * A by_clock target's pending time goes into its value and its PMC's.
- * Inside a write section of the PMC's clock_seq, hwpmc_proc_lock held.
+ * Walks of a PMC's targets in batches.  A PMC can have as many targets as
+ * its owner can make processes (PMC_F_DESCENDANTS), so no walk holds
+ * hwpmc_proc_lock, a global lock taken by the fork and exit hooks, for
+ * more than HWPMC_TARGETS_BATCH of them: between batches the lock is dropped
+ * (interrupts on, a reschedule).  A walk in progress is on its PMC's
+ * walks list, where an unlink moves it past the target that leaves, so
+ * that it never stands on a freed target; targets linked meanwhile are
+ * added at the tail, and the walk reaches them too.
+ */
+#define HWPMC_TARGETS_BATCH	64
+
+struct hwpmc_walk {
+	struct list_head node;		/* in pm->walks */
+	struct list_head *next;		/* in pm->targets; the head: done */
+};
+
+static void hwpmc_walk_begin(struct hwpmc_pmc *pm, struct hwpmc_walk *w)
+{
+	lockdep_assert_held(&hwpmc_proc_lock);
+	w->next = pm->targets.next;
+	list_add(&w->node, &pm->walks);
+}
+
+static void hwpmc_walk_end(struct hwpmc_walk *w)
+{
+	lockdep_assert_held(&hwpmc_proc_lock);
+	list_del(&w->node);
+}
+
+/* The walk's next target (NULL: the end), which it steps past. */
+static struct hwpmc_target *hwpmc_walk_next(struct hwpmc_pmc *pm,
+					    struct hwpmc_walk *w)
+{
+	struct list_head *pos = w->next;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	if (pos == &pm->targets)
+		return NULL;
+	w->next = pos->next;
+	return list_entry(pos, struct hwpmc_target, pm_node);
+}
+
+static bool hwpmc_walk_done(struct hwpmc_pmc *pm, struct hwpmc_walk *w)
+{
+	lockdep_assert_held(&hwpmc_proc_lock);
+	return w->next == &pm->targets;
+}
+
+/* @pt leaves @pm's list: the walks that would visit it next skip it. */
+static void hwpmc_walks_skip(struct hwpmc_pmc *pm, struct hwpmc_target *pt)
+{
+	struct hwpmc_walk *w;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	list_for_each_entry(w, &pm->walks, node)
+		if (w->next == &pt->pm_node)
+			w->next = pt->pm_node.next;
+}
+
+/*
+ * A counting by_clock target's pending time goes into its value and its
+ * PMC's.  Inside a write section of the PMC's clock_seq, hwpmc_proc_lock
+ * held.
  */
 static void hwpmc_target_bank(struct hwpmc_target *pt)
 {
@@ -103,45 +164,71 @@ static void hwpmc_target_bank(struct hwpmc_target *pt)
 }
 
 /*
- * A by_clock PMC starts (class op start): each target counts its
- * process's clock from here, and the PMC is published RUNNING with the
- * bases, so that an unlink and a reader see both or neither.  Interrupts
- * are off in every clock_seq write section: the switch hook reads it
- * (PROCCSW) under a runqueue lock, which an interrupt on the writer's CPU
- * could want (a wakeup), and the reader would spin on a writer that waits
- * for it.  hwpmc_sx held.
+ * A by_clock PMC starts (@on, class op start) or stops: each target
+ * counts its process's clock from its base, set here (start), or its
+ * time so far goes into the values, which hold the count from here on
+ * (stop); a batch of targets at a time, each batch a write section of
+ * clock_seq, so that readers see each target's value, base and clock_on
+ * as one.  A stop publishes STOPPED in its first section and a start
+ * RUNNING in its last: readers add the in-flight time of a running thread
+ * (soft_prof_credited()) only between the two, when every target counts.
+ * A target's count starts or stops at its batch, inside the system call.
+ * Interrupts are off in every clock_seq write section: the switch hook
+ * reads it (PROCCSW) under a runqueue lock, which an interrupt on the
+ * writer's CPU could want (a wakeup), and the reader would spin on a
+ * writer that waits for it.  hwpmc_sx held (one start or stop of a PMC at
+ * a time), which may sleep.
  */
-void hwpmc_targets_start(struct hwpmc_pmc *pm)
+static void hwpmc_targets_clock(struct hwpmc_pmc *pm, bool on)
 {
 	struct hwpmc_target *pt;
+	struct hwpmc_walk w;
+	unsigned int n;
+	bool done;
 
 	lockdep_assert_held(&hwpmc_sx);
+	might_sleep();
 	raw_spin_lock_irq(&hwpmc_proc_lock);
+	hwpmc_walk_begin(pm, &w);
 	write_seqcount_begin(&pm->clock_seq);
-	list_for_each_entry(pt, &pm->targets, pm_node)
-		WRITE_ONCE(pt->clock_base, atomic64_read(&pt->pp->clock));
-	WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
-	write_seqcount_end(&pm->clock_seq);
+	if (!on)
+		WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
+	for (;;) {
+		for (n = 0; n < HWPMC_TARGETS_BATCH; n++) {
+			pt = hwpmc_walk_next(pm, &w);
+			if (!pt)
+				break;
+			if (on) {
+				WRITE_ONCE(pt->clock_base,
+					   atomic64_read(&pt->pp->clock));
+			} else if (pt->clock_on) {
+				hwpmc_target_bank(pt);
+			}
+			WRITE_ONCE(pt->clock_on, on);
+		}
+		done = hwpmc_walk_done(pm, &w);
+		if (done && on)
+			WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+		write_seqcount_end(&pm->clock_seq);
+		if (done)
+			break;
+		raw_spin_unlock_irq(&hwpmc_proc_lock);
+		cond_resched();
+		raw_spin_lock_irq(&hwpmc_proc_lock);
+		write_seqcount_begin(&pm->clock_seq);
+	}
+	hwpmc_walk_end(&w);
 	raw_spin_unlock_irq(&hwpmc_proc_lock);
 }
 
-/*
- * A by_clock PMC stops (class op stop): published STOPPED, its targets'
- * time so far goes into the values, which hold the count from here on;
- * as one, as above.  hwpmc_sx held.
- */
+void hwpmc_targets_start(struct hwpmc_pmc *pm)
+{
+	hwpmc_targets_clock(pm, true);
+}
+
 void hwpmc_targets_stop(struct hwpmc_pmc *pm)
 {
-	struct hwpmc_target *pt;
-
-	lockdep_assert_held(&hwpmc_sx);
-	raw_spin_lock_irq(&hwpmc_proc_lock);
-	write_seqcount_begin(&pm->clock_seq);
-	WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
-	list_for_each_entry(pt, &pm->targets, pm_node)
-		hwpmc_target_bank(pt);
-	write_seqcount_end(&pm->clock_seq);
-	raw_spin_unlock_irq(&hwpmc_proc_lock);
+	hwpmc_targets_clock(pm, false);
 }
 
 /*
@@ -155,14 +242,15 @@ static void hwpmc_target_leave(struct hwpmc_target *pt)
 	unsigned long flags;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
+	hwpmc_walks_skip(pm, pt);
 	if (!pm->by_clock) {
 		list_del_rcu(&pt->pm_node);
 		return;
 	}
-	/* Interrupts off in the write section, see hwpmc_targets_start(). */
+	/* Interrupts off in the write section, see hwpmc_targets_clock(). */
 	local_irq_save(flags);
 	write_seqcount_begin(&pm->clock_seq);
-	if (hwpmc_running(pm))
+	if (pt->clock_on)
 		hwpmc_target_bank(pt);
 	list_del_rcu(&pt->pm_node);
 	write_seqcount_end(&pm->clock_seq);
@@ -247,8 +335,12 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	pt->priv = priv;
 	atomic64_set(&pt->value, 0);
 	atomic64_set(&pt->csw_mark, 0);
-	/* Counts the clock from here while its PMC runs. */
+	/*
+	 * Counts the clock from here while its PMC runs (a start's walk in
+	 * progress, PMC not RUNNING yet, reaches it at the tail).
+	 */
 	pt->clock_base = atomic64_read(&pp->clock);
+	pt->clock_on = pm->by_clock && hwpmc_running(pm);
 	/* PROCCSW records of the outgoing task's switches, from now. */
 	if (pm->flags & PMC_F_LOG_PROCCSW)
 		hwpmc_switch_gate_get(HWPMC_GATE_PREV);
@@ -651,11 +743,46 @@ static struct hwpmc_target *hwpmc_target_of(struct hwpmc_process *pp,
 	return NULL;
 }
 
+/*
+ * Unlink @pm's targets that descend from @task's process, a batch at a
+ * time.  Called and returns with hwpmc_proc_lock held, which it drops
+ * between batches; the owner's lock held.
+ */
+static void hwpmc_detach_descendants(struct hwpmc_pmc *pm,
+				     struct task_struct *task)
+{
+	struct hwpmc_target *pt;
+	struct task_struct *t;
+	struct hwpmc_walk w;
+	unsigned int n;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	hwpmc_walk_begin(pm, &w);
+	for (;;) {
+		rcu_read_lock();
+		for (n = 0; n < HWPMC_TARGETS_BATCH; n++) {
+			pt = hwpmc_walk_next(pm, &w);
+			if (!pt)
+				break;
+			t = pid_task(pt->pp->pid, PIDTYPE_TGID);
+			if (t && hwpmc_is_descendant(t, task))
+				hwpmc_unlink_target(pt);
+		}
+		rcu_read_unlock();
+		if (hwpmc_walk_done(pm, &w))
+			break;
+		raw_spin_unlock(&hwpmc_proc_lock);
+		cond_resched();
+		raw_spin_lock(&hwpmc_proc_lock);
+	}
+	hwpmc_walk_end(&w);
+}
+
 /* Detach @pm from @task's process (and its descendants, if inherited). */
 int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task)
 {
 	struct hwpmc_process *pp;
-	struct hwpmc_target *pt, *tmp;
+	struct hwpmc_target *pt;
 	int err = 0;
 
 	hwpmc_owner_assert_held(pm->po);
@@ -670,32 +797,70 @@ int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task)
 		else
 			err = -EINVAL;	/* monitored, but not by this PMC */
 	}
-	if (!err && (pm->flags & PMC_F_DESCENDANTS)) {
-		rcu_read_lock();
-		list_for_each_entry_safe(pt, tmp, &pm->targets, pm_node) {
-			struct task_struct *t = pid_task(pt->pp->pid,
-							 PIDTYPE_TGID);
-
-			if (t && hwpmc_is_descendant(t, task))
-				hwpmc_unlink_target(pt);
-		}
-		rcu_read_unlock();
-	}
+	if (!err && (pm->flags & PMC_F_DESCENDANTS))
+		hwpmc_detach_descendants(pm, task);
 	if (!err && !pm->ntargets)
 		pm->pflags |= HWPMC_PF_DETACHED_ALL;
 	raw_spin_unlock(&hwpmc_proc_lock);
 	return err;
 }
 
+/*
+ * Unlink every target of @pm, a batch at a time (no fork links a new one:
+ * the PMC is DELETED).  Owner's lock held; may sleep.
+ */
 void hwpmc_detach_all(struct hwpmc_pmc *pm)
 {
-	struct hwpmc_target *pt, *tmp;
+	unsigned int n;
+	bool more;
+
+	hwpmc_owner_assert_held(pm->po);
+	for (;;) {
+		raw_spin_lock(&hwpmc_proc_lock);
+		for (n = 0; n < HWPMC_TARGETS_BATCH && !list_empty(&pm->targets);
+		     n++)
+			hwpmc_unlink_target(list_first_entry(&pm->targets,
+							     struct hwpmc_target,
+							     pm_node));
+		more = !list_empty(&pm->targets);
+		raw_spin_unlock(&hwpmc_proc_lock);
+		if (!more)
+			break;
+		cond_resched();
+	}
+}
+
+/*
+ * The pids of @pm's target processes, at most @max of them (references
+ * the caller puts), a batch at a time; targets linked meanwhile may be
+ * among them.  Owner's lock held; may sleep.
+ */
+unsigned int hwpmc_target_pids(struct hwpmc_pmc *pm, struct pid **pids,
+			       unsigned int max)
+{
+	struct hwpmc_target *pt;
+	struct hwpmc_walk w;
+	unsigned int n = 0, b;
 
 	hwpmc_owner_assert_held(pm->po);
 	raw_spin_lock(&hwpmc_proc_lock);
-	list_for_each_entry_safe(pt, tmp, &pm->targets, pm_node)
-		hwpmc_unlink_target(pt);
+	hwpmc_walk_begin(pm, &w);
+	for (;;) {
+		for (b = 0; b < HWPMC_TARGETS_BATCH && n < max; b++) {
+			pt = hwpmc_walk_next(pm, &w);
+			if (!pt)
+				break;
+			pids[n++] = get_pid(pt->pp->pid);
+		}
+		if (n == max || hwpmc_walk_done(pm, &w))
+			break;
+		raw_spin_unlock(&hwpmc_proc_lock);
+		cond_resched();
+		raw_spin_lock(&hwpmc_proc_lock);
+	}
+	hwpmc_walk_end(&w);
 	raw_spin_unlock(&hwpmc_proc_lock);
+	return n;
 }
 
 /* PMCGETMSR's rule: attached to its owner's process and nothing else. */
