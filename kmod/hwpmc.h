@@ -422,6 +422,7 @@ struct hwpmc_pmc {
 	unsigned int ntargets;		/* under hwpmc_proc_lock */
 	/* Walks of targets in batches (struct hwpmc_walk), same lock. */
 	struct list_head walks;
+	bool clock_starting;		/* a start's walk is on, same lock */
 	struct rcu_head rcu;
 };
 
@@ -554,8 +555,9 @@ static inline void hwpmc_target_add(struct hwpmc_target *pt,
 
 /*
  * What a by_clock PMC's target @pt counted that its value does not hold
- * yet: while it counts (clock_on), its process's clock since clock_base.  Inside a read section
- * of the PMC's clock_seq (or under hwpmc_proc_lock), with the values it is
+ * yet: while it counts (clock_on), its process's clock since clock_base.
+ * Inside a read section of the PMC's clock_seq (or under
+ * hwpmc_proc_lock), with the values it is
  * added to.  Any context but NMI; RCU (or the hooks' IRQs-off or
  * preemption-off sections) keeps @pt.
  */

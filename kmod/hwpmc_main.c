@@ -43,8 +43,10 @@
  *                    and PMCSTOP run the class's sync, which waits for
  *                    every CPU, before it).  The start, stop and release
  *                    of a process-scope PMC walk its targets under it,
- *                    in batches that reschedule: work in proportion to
- *                    the targets, which the owner's process limit bounds
+ *                    in batches that do not reschedule (that would be a
+ *                    wait the caller controls, once a batch): work in
+ *                    proportion to the targets it had when it began,
+ *                    which the owner's process limit bounds
  *   cpus_read_lock   CPU hotplug (CLOCK.HARD timers); SOFT's sync takes it
  *                    under po->lock alone
  *   hwpmc_drain_lock mutex: draining the per-CPU sample rings; also

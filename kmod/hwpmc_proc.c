@@ -89,23 +89,31 @@ static void hwpmc_proc_free_rcu(struct rcu_head *head)
  * Walks of a PMC's targets in batches.  A PMC can have as many targets as
  * its owner can make processes (PMC_F_DESCENDANTS), so no walk holds
  * hwpmc_proc_lock, a global lock taken by the fork and exit hooks, for
- * more than HWPMC_TARGETS_BATCH of them: between batches the lock is dropped
- * (interrupts on, a reschedule).  A walk in progress is on its PMC's
+ * more than HWPMC_TARGETS_BATCH of them: between batches the lock is
+ * dropped, and interrupts are on.  A walk in progress is on its PMC's
  * walks list, where an unlink moves it past the target that leaves, so
- * that it never stands on a freed target; targets linked meanwhile are
- * added at the tail, and the walk reaches them too.
+ * that it never stands on a freed target.  Targets are linked at the
+ * tail: a walk bounded at its start (a start's or a stop's, under
+ * hwpmc_sx) ends at the last target then, before those linked meanwhile,
+ * so a fork storm cannot make it longer; an unbounded one (the owner's
+ * detach) visits them too.
  */
 #define HWPMC_TARGETS_BATCH	64
 
 struct hwpmc_walk {
 	struct list_head node;		/* in pm->walks */
 	struct list_head *next;		/* in pm->targets; the head: done */
+	struct list_head *last;		/* bounded: the last to visit */
+	bool done;			/* bounded: last visited, or gone */
 };
 
-static void hwpmc_walk_begin(struct hwpmc_pmc *pm, struct hwpmc_walk *w)
+static void hwpmc_walk_begin(struct hwpmc_pmc *pm, struct hwpmc_walk *w,
+			     bool bounded)
 {
 	lockdep_assert_held(&hwpmc_proc_lock);
 	w->next = pm->targets.next;
+	w->last = bounded ? pm->targets.prev : NULL;
+	w->done = false;
 	list_add(&w->node, &pm->walks);
 }
 
@@ -122,27 +130,54 @@ static struct hwpmc_target *hwpmc_walk_next(struct hwpmc_pmc *pm,
 	struct list_head *pos = w->next;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
-	if (pos == &pm->targets)
+	if (w->done || pos == &pm->targets)
 		return NULL;
 	w->next = pos->next;
+	w->done = pos == w->last;
 	return list_entry(pos, struct hwpmc_target, pm_node);
 }
 
 static bool hwpmc_walk_done(struct hwpmc_pmc *pm, struct hwpmc_walk *w)
 {
 	lockdep_assert_held(&hwpmc_proc_lock);
-	return w->next == &pm->targets;
+	return w->done || w->next == &pm->targets;
 }
 
-/* @pt leaves @pm's list: the walks that would visit it next skip it. */
-static void hwpmc_walks_skip(struct hwpmc_pmc *pm, struct hwpmc_target *pt)
+/*
+ * @pt was just linked at the tail: an unbounded walk that was done goes
+ * on to it (a bounded one ends at its last).
+ */
+static void hwpmc_walks_extend(struct hwpmc_pmc *pm, struct hwpmc_target *pt)
 {
 	struct hwpmc_walk *w;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
 	list_for_each_entry(w, &pm->walks, node)
-		if (w->next == &pt->pm_node)
-			w->next = pt->pm_node.next;
+		if (!w->last && w->next == &pm->targets)
+			w->next = &pt->pm_node;
+}
+
+/*
+ * @pt leaves @pm's list: the walks that would visit it next skip it, and
+ * a bounded walk whose last it was ends at the one before it (which is
+ * not behind its cursor), or now if it was next.
+ */
+static void hwpmc_walks_skip(struct hwpmc_pmc *pm, struct hwpmc_target *pt)
+{
+	struct list_head *node = &pt->pm_node;
+	struct hwpmc_walk *w;
+
+	lockdep_assert_held(&hwpmc_proc_lock);
+	list_for_each_entry(w, &pm->walks, node) {
+		if (w->last == node) {
+			if (w->next == node)
+				w->done = true;
+			else
+				w->last = node->prev;
+		}
+		if (w->next == node)
+			w->next = node->next;
+	}
 }
 
 /*
@@ -150,7 +185,7 @@ static void hwpmc_walks_skip(struct hwpmc_pmc *pm, struct hwpmc_target *pt)
  * PMC's.  Inside a write section of the PMC's clock_seq, hwpmc_proc_lock
  * held.
  */
-static void hwpmc_target_bank(struct hwpmc_target *pt)
+static inline void hwpmc_target_bank(struct hwpmc_target *pt)
 {
 	u64 now = atomic64_read(&pt->pp->clock);
 	s64 d = now - pt->clock_base;
@@ -164,59 +199,78 @@ static void hwpmc_target_bank(struct hwpmc_target *pt)
 }
 
 /*
- * A by_clock PMC starts (@on, class op start) or stops: each target
- * counts its process's clock from its base, set here (start), or its
- * time so far goes into the values, which hold the count from here on
- * (stop); a batch of targets at a time, each batch a write section of
- * clock_seq, so that readers see each target's value, base and clock_on
- * as one.  A stop publishes STOPPED in its first section and a start
- * RUNNING in its last: readers add the in-flight time of a running thread
- * (soft_prof_credited()) only between the two, when every target counts.
- * A target's count starts or stops at its batch, inside the system call.
- * Interrupts are off in every clock_seq write section: the switch hook
- * reads it (PROCCSW) under a runqueue lock, which an interrupt on the
- * writer's CPU could want (a wakeup), and the reader would spin on a
- * writer that waits for it.  hwpmc_sx held (one start or stop of a PMC at
- * a time), which may sleep.
+ * A by_clock PMC starts (@on, class op start) or stops: each target counts
+ * its process's clock from its base, set here (start), or its time so far
+ * goes into the values, which hold the count from here on (stop); a batch
+ * of targets at a time, each batch a write section of clock_seq, so that
+ * readers see each target's value, base and clock_on as one. A stop
+ * publishes STOPPED in its first section and a start RUNNING in its last:
+ * readers add the in-flight time of a running thread
+ * (soft_prof_credited()) only between the two, when every target counts. A
+ * target's count starts or stops at its batch, inside the system call; one
+ * linked during a start's walk counts from its link (clock_starting), one
+ * linked during a stop's does not count (STOPPED). The walk holds
+ * hwpmc_sx, a global mutex, so it does not reschedule between batches: a
+ * reschedule is a wait its owner controls (a SCHED_IDLE caller on a busy
+ * CPU may wait long for the CPU back), and there would be one every batch;
+ * its length is bounded by the targets when it starts. Interrupts are off
+ * in every clock_seq write section: the switch hook reads it (PROCCSW)
+ * under a runqueue lock, which an interrupt on the writer's CPU could want
+ * (a wakeup), and the reader would spin on a writer that waits for it.
+ * hwpmc_sx held (one start or stop of a PMC at a time).
  */
 static void hwpmc_targets_clock(struct hwpmc_pmc *pm, bool on)
 {
+	struct list_head *pos, *head = &pm->targets;
 	struct hwpmc_target *pt;
 	struct hwpmc_walk w;
 	unsigned int n;
-	bool done;
+	bool last;
 
 	lockdep_assert_held(&hwpmc_sx);
-	might_sleep();
 	raw_spin_lock_irq(&hwpmc_proc_lock);
-	hwpmc_walk_begin(pm, &w);
+	hwpmc_walk_begin(pm, &w, true);
+	pm->clock_starting = on;
 	write_seqcount_begin(&pm->clock_seq);
 	if (!on)
 		WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
 	for (;;) {
-		for (n = 0; n < HWPMC_TARGETS_BATCH; n++) {
-			pt = hwpmc_walk_next(pm, &w);
-			if (!pt)
-				break;
-			if (on) {
-				WRITE_ONCE(pt->clock_base,
-					   atomic64_read(&pt->pp->clock));
-			} else if (pt->clock_on) {
-				hwpmc_target_bank(pt);
-			}
-			WRITE_ONCE(pt->clock_on, on);
+		/*
+		 * The cursor in registers for the batch (no unlink meanwhile);
+		 * a loop each way, for the walk's few instructions a target.
+		 */
+		pos = w.next;
+		last = w.done;
+		for (n = 0; on && n < HWPMC_TARGETS_BATCH && !last &&
+		     pos != head; n++, pos = pos->next) {
+			pt = list_entry(pos, struct hwpmc_target, pm_node);
+			last = pos == w.last;
+			WRITE_ONCE(pt->clock_base,
+				   atomic64_read(&pt->pp->clock));
+			WRITE_ONCE(pt->clock_on, true);
 		}
-		done = hwpmc_walk_done(pm, &w);
-		if (done && on)
-			WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
-		write_seqcount_end(&pm->clock_seq);
-		if (done)
+		for (n = 0; !on && n < HWPMC_TARGETS_BATCH && !last &&
+		     pos != head; n++, pos = pos->next) {
+			pt = list_entry(pos, struct hwpmc_target, pm_node);
+			last = pos == w.last;
+			if (pt->clock_on)
+				hwpmc_target_bank(pt);
+			WRITE_ONCE(pt->clock_on, false);
+		}
+		w.next = pos;
+		w.done = last;
+		if (hwpmc_walk_done(pm, &w))
 			break;
+		write_seqcount_end(&pm->clock_seq);
+		/* Interrupts and the hooks' waiters in; no reschedule: above. */
 		raw_spin_unlock_irq(&hwpmc_proc_lock);
-		cond_resched();
 		raw_spin_lock_irq(&hwpmc_proc_lock);
 		write_seqcount_begin(&pm->clock_seq);
 	}
+	if (on)
+		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	write_seqcount_end(&pm->clock_seq);
+	pm->clock_starting = false;
 	hwpmc_walk_end(&w);
 	raw_spin_unlock_irq(&hwpmc_proc_lock);
 }
@@ -336,15 +390,17 @@ static int hwpmc_link(struct hwpmc_pmc *pm, struct task_struct *task,
 	atomic64_set(&pt->value, 0);
 	atomic64_set(&pt->csw_mark, 0);
 	/*
-	 * Counts the clock from here while its PMC runs (a start's walk in
-	 * progress, PMC not RUNNING yet, reaches it at the tail).
+	 * Counts the clock from here while its PMC runs, or is starting
+	 * (its start's walk ends before it).
 	 */
 	pt->clock_base = atomic64_read(&pp->clock);
-	pt->clock_on = pm->by_clock && hwpmc_running(pm);
+	pt->clock_on = pm->by_clock &&
+		       (hwpmc_running(pm) || pm->clock_starting);
 	/* PROCCSW records of the outgoing task's switches, from now. */
 	if (pm->flags & PMC_F_LOG_PROCCSW)
 		hwpmc_switch_gate_get(HWPMC_GATE_PREV);
 	list_add_tail_rcu(&pt->pm_node, &pm->targets);
+	hwpmc_walks_extend(pm, pt);
 	list_add_tail_rcu(&pt->pp_node, &pp->targets);
 	pm->ntargets++;
 	hwpmc_readpage_sync(pm);
@@ -757,7 +813,7 @@ static void hwpmc_detach_descendants(struct hwpmc_pmc *pm,
 	unsigned int n;
 
 	lockdep_assert_held(&hwpmc_proc_lock);
-	hwpmc_walk_begin(pm, &w);
+	hwpmc_walk_begin(pm, &w, false);
 	for (;;) {
 		rcu_read_lock();
 		for (n = 0; n < HWPMC_TARGETS_BATCH; n++) {
@@ -807,7 +863,8 @@ int hwpmc_detach(struct hwpmc_pmc *pm, struct task_struct *task)
 
 /*
  * Unlink every target of @pm, a batch at a time (no fork links a new one:
- * the PMC is DELETED).  Owner's lock held; may sleep.
+ * the PMC is DELETED).  Owner's lock and hwpmc_sx held: no reschedule
+ * between batches, as in hwpmc_targets_clock().
  */
 void hwpmc_detach_all(struct hwpmc_pmc *pm)
 {
@@ -826,7 +883,6 @@ void hwpmc_detach_all(struct hwpmc_pmc *pm)
 		raw_spin_unlock(&hwpmc_proc_lock);
 		if (!more)
 			break;
-		cond_resched();
 	}
 }
 
@@ -844,7 +900,7 @@ unsigned int hwpmc_target_pids(struct hwpmc_pmc *pm, struct pid **pids,
 
 	hwpmc_owner_assert_held(pm->po);
 	raw_spin_lock(&hwpmc_proc_lock);
-	hwpmc_walk_begin(pm, &w);
+	hwpmc_walk_begin(pm, &w, false);
 	for (;;) {
 		for (b = 0; b < HWPMC_TARGETS_BATCH && n < max; b++) {
 			pt = hwpmc_walk_next(pm, &w);

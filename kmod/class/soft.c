@@ -832,6 +832,8 @@ static int soft_prof_inflight_targets(struct hwpmc_pmc *pm, u64 *in)
 
 	*in = 0;
 	list_for_each_entry_rcu(pt, &pm->targets, pm_node) {
+		if (!READ_ONCE(pt->clock_on))	/* not counting (yet) */
+			continue;
 		p = pid_task(pt->pp->pid, PIDTYPE_TGID);
 		if (!p)
 			continue;
@@ -868,22 +870,55 @@ static u64 soft_prof_inflight(struct hwpmc_pmc *pm)
  * meanwhile is never counted twice; and in *@running, whether @pm was
  * still running then: a stop that raced with the read (a log's removal
  * stops PMCs without their owner's lock) leaves the stints in flight
- * uncounted, so the read must not add them either.  RCU held.
+ * uncounted, so the read must not add them either.  One try: false if a
+ * write overlapped it.  RCU held.
  */
-static u64 soft_prof_credited(struct hwpmc_pmc *pm, bool *running)
+static bool soft_prof_credited_try(struct hwpmc_pmc *pm, bool *running,
+				   u64 *v)
 {
 	struct hwpmc_target *pt;
 	unsigned int seq;
+	u64 sum;
+
+	seq = read_seqcount_begin(&pm->clock_seq);
+	*running = hwpmc_running(pm);
+	sum = atomic64_read(&pm->value);
+	list_for_each_entry_rcu(pt, &pm->targets, pm_node)
+		sum += hwpmc_target_pending(pt);
+	*v = sum;
+	return !read_seqcount_retry(&pm->clock_seq, seq);
+}
+
+/* As above, with interrupts off (its caller's one target). */
+static u64 soft_prof_credited(struct hwpmc_pmc *pm, bool *running)
+{
 	u64 v;
 
-	do {
-		seq = read_seqcount_begin(&pm->clock_seq);
-		*running = hwpmc_running(pm);
-		v = atomic64_read(&pm->value);
-		list_for_each_entry_rcu(pt, &pm->targets, pm_node)
-			v += hwpmc_target_pending(pt);
-	} while (read_seqcount_retry(&pm->clock_seq, seq));
+	while (!soft_prof_credited_try(pm, running, &v))
+		;
 	return v;
+}
+
+/*
+ * As above for any number of targets, which a start, a stop and unlinks
+ * change a batch at a time, each a write that sends the walk round again:
+ * between tries, out of RCU, a reschedule, so that a PMC with many
+ * targets that change often costs its reader time, not an RCU stall.
+ * Process context, not in RCU.
+ */
+static u64 soft_prof_credited_sleep(struct hwpmc_pmc *pm, bool *running)
+{
+	bool ok;
+	u64 v;
+
+	for (;;) {
+		rcu_read_lock();
+		ok = soft_prof_credited_try(pm, running, &v);
+		rcu_read_unlock();
+		if (ok)
+			return v;
+		cond_resched();
+	}
 }
 
 /*
@@ -906,17 +941,17 @@ static noinline u64 soft_prof_read(struct hwpmc_pmc *pm)
 	u64 before, after, in;
 	bool running;
 
-	rcu_read_lock();
 	do {
-		before = soft_prof_credited(pm, &running);
+		before = soft_prof_credited_sleep(pm, &running);
 		/* The value before the CPUs' state, and after it, below. */
 		smp_rmb();
+		rcu_read_lock();
 		in = soft_prof_inflight(pm);
+		rcu_read_unlock();
 		/* Pairs with the first: after every CPU's state. */
 		smp_rmb();
-		after = soft_prof_credited(pm, &running);
+		after = soft_prof_credited_sleep(pm, &running);
 	} while (before != after && ++tries < SOFT_READ_TRIES);
-	rcu_read_unlock();
 	return before == after && running ? after + in : after;
 }
 
@@ -1325,11 +1360,14 @@ static void soft_sync(struct hwpmc_pmc *pm)
  */
 static noinline u64 soft_prof_read_value(struct hwpmc_pmc *pm)
 {
+	bool running;
 	s64 floor;
 	u64 v;
 
-	if (!hwpmc_running(pm))
+	if (!hwpmc_running(pm) && !pm->by_clock)
 		v = atomic64_read(&pm->value);
+	else if (!hwpmc_running(pm))	/* a stop's walk may be banking */
+		v = soft_prof_credited_sleep(pm, &running);
 	else if (!soft_prof_read_self(pm, &v))	/* system scope: no target */
 		v = soft_prof_read(pm);
 	floor = atomic64_read(&pm->read_floor);

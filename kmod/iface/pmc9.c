@@ -309,21 +309,28 @@ EXPORT_SYMBOL_GPL(pmc_counter_isconfigured);
 /*
  * What @pm counted but for the live processes other than @own's (@own's
  * target of @pm): its value with @own's pending share, less the others'
- * banked shares (pm->value holds no pending one), all under
- * hwpmc_proc_lock, which every writer of a by_clock PMC's shares holds.
+ * banked shares (pm->value holds no pending one), read without a lock
+ * (the targets may be as many as the process made children) as one
+ * snapshot of clock_seq, which every writer of a by_clock PMC's shares
+ * writes; after PMC9_SUM_TRIES overlapped writes (starts, stops, exits),
+ * the last try's sum, off by at most what those moved.  RCU held.
  */
+#define PMC9_SUM_TRIES	16
+
 static u64 pmc9_own_and_gone(struct hwpmc_pmc *pm, struct hwpmc_target *own)
 {
 	struct hwpmc_target *pt;
-	unsigned long flags;
+	unsigned int seq, tries = 0;
 	u64 sum;
 
-	raw_spin_lock_irqsave(&hwpmc_proc_lock, flags);
-	sum = atomic64_read(&pm->value) + hwpmc_target_pending(own);
-	list_for_each_entry(pt, &pm->targets, pm_node)
-		if (pt->pp != own->pp)
-			sum -= atomic64_read(&pt->value);
-	raw_spin_unlock_irqrestore(&hwpmc_proc_lock, flags);
+	do {
+		seq = read_seqcount_begin(&pm->clock_seq);
+		sum = atomic64_read(&pm->value) + hwpmc_target_pending(own);
+		list_for_each_entry_rcu(pt, &pm->targets, pm_node)
+			if (pt->pp != own->pp)
+				sum -= atomic64_read(&pt->value);
+	} while (read_seqcount_retry(&pm->clock_seq, seq) &&
+		 ++tries < PMC9_SUM_TRIES);
 	return sum;
 }
 
