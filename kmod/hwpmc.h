@@ -423,6 +423,8 @@ struct hwpmc_pmc {
 	/* Walks of targets in batches (struct hwpmc_walk), same lock. */
 	struct list_head walks;
 	bool clock_starting;		/* a start's walk is on, same lock */
+	/* A stop's walk is on: written in its sections, read in clock_seq. */
+	bool clock_stopping;
 	struct rcu_head rcu;
 };
 

@@ -1122,7 +1122,9 @@ int hwpmc_op_pmcrw(struct hwpmc_owner *po, struct pmc_op_pmcrw *a)
 	if (hwpmc_is_sampling(pm))
 		return -EINVAL;		/* counting modes only */
 	if (a->pm_flags & PMC_F_NEWVALUE) {
-		if (pm->state == PMC_STATE_RUNNING)
+		/* Or still stopping: a log's removal stops without po->lock. */
+		if (pm->state == PMC_STATE_RUNNING ||
+		    READ_ONCE(pm->clock_stopping))
 			return -EBUSY;
 		if (!pm->cls->ops->write)
 			return -EOPNOTSUPP;
@@ -1153,7 +1155,7 @@ int hwpmc_op_pmcsetcount(struct hwpmc_owner *po, struct pmc_op_pmcsetcount *a)
 	pm = hwpmc_find_op(po, a->pm_pmcid, !a->pm_reserved, &err);
 	if (!pm)
 		return err;
-	if (pm->state == PMC_STATE_RUNNING)
+	if (pm->state == PMC_STATE_RUNNING || READ_ONCE(pm->clock_stopping))
 		return -EBUSY;
 	if (hwpmc_is_sampling(pm)) {
 		if (!a->pm_count ||

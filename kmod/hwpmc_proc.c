@@ -213,11 +213,13 @@ static inline void hwpmc_target_bank(struct hwpmc_target *pt)
  * hwpmc_sx, a global mutex, so it does not reschedule between batches: a
  * reschedule is a wait its owner controls (a SCHED_IDLE caller on a busy
  * CPU may wait long for the CPU back), and there would be one every batch;
- * its length is bounded by the targets when it starts. Interrupts are off
- * in every clock_seq write section: the switch hook reads it (PROCCSW)
- * under a runqueue lock, which an interrupt on the writer's CPU could want
- * (a wakeup), and the reader would spin on a writer that waits for it.
- * hwpmc_sx held (one start or stop of a PMC at a time).
+ * its length is bounded by the targets when it starts. (A kernel that
+ * preempts anywhere may still preempt it between batches, as anywhere else
+ * under hwpmc_sx.) Interrupts are off in every clock_seq write section:
+ * the switch hook reads it (PROCCSW) under a runqueue lock, which an
+ * interrupt on the writer's CPU could want (a wakeup), and the reader
+ * would spin on a writer that waits for it. hwpmc_sx held (one start or
+ * stop of a PMC at a time).
  */
 static void hwpmc_targets_clock(struct hwpmc_pmc *pm, bool on)
 {
@@ -232,8 +234,10 @@ static void hwpmc_targets_clock(struct hwpmc_pmc *pm, bool on)
 	hwpmc_walk_begin(pm, &w, true);
 	pm->clock_starting = on;
 	write_seqcount_begin(&pm->clock_seq);
-	if (!on)
+	if (!on) {
 		WRITE_ONCE(pm->state, PMC_STATE_STOPPED);
+		WRITE_ONCE(pm->clock_stopping, true);
+	}
 	for (;;) {
 		/*
 		 * The cursor in registers for the batch (no unlink meanwhile);
@@ -269,6 +273,7 @@ static void hwpmc_targets_clock(struct hwpmc_pmc *pm, bool on)
 	}
 	if (on)
 		WRITE_ONCE(pm->state, PMC_STATE_RUNNING);
+	WRITE_ONCE(pm->clock_stopping, false);
 	write_seqcount_end(&pm->clock_seq);
 	pm->clock_starting = false;
 	hwpmc_walk_end(&w);
@@ -306,6 +311,8 @@ static void hwpmc_target_leave(struct hwpmc_target *pt)
 	write_seqcount_begin(&pm->clock_seq);
 	if (pt->clock_on)
 		hwpmc_target_bank(pt);
+	/* A reader that still holds it adds nothing more. */
+	WRITE_ONCE(pt->clock_on, false);
 	list_del_rcu(&pt->pm_node);
 	write_seqcount_end(&pm->clock_seq);
 	local_irq_restore(flags);
@@ -872,6 +879,7 @@ void hwpmc_detach_all(struct hwpmc_pmc *pm)
 	bool more;
 
 	hwpmc_owner_assert_held(pm->po);
+	lockdep_assert_held(&hwpmc_sx);
 	for (;;) {
 		raw_spin_lock(&hwpmc_proc_lock);
 		for (n = 0; n < HWPMC_TARGETS_BATCH && !list_empty(&pm->targets);

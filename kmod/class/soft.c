@@ -903,7 +903,8 @@ static u64 soft_prof_credited(struct hwpmc_pmc *pm, bool *running)
  * As above for any number of targets, which a start, a stop and unlinks
  * change a batch at a time, each a write that sends the walk round again:
  * between tries, out of RCU, a reschedule, so that a PMC with many
- * targets that change often costs its reader time, not an RCU stall.
+ * targets that change often costs its reader time, not an RCU stall (and
+ * a reader being killed takes the last try's sum, low if anything).
  * Process context, not in RCU.
  */
 static u64 soft_prof_credited_sleep(struct hwpmc_pmc *pm, bool *running)
@@ -915,10 +916,30 @@ static u64 soft_prof_credited_sleep(struct hwpmc_pmc *pm, bool *running)
 		rcu_read_lock();
 		ok = soft_prof_credited_try(pm, running, &v);
 		rcu_read_unlock();
-		if (ok)
+		/* A spoiled try reads low (banks move after the value's load). */
+		if (ok || fatal_signal_pending(current))
 			return v;
 		cond_resched();
 	}
+}
+
+/*
+ * A stopped by_clock @pm's value: its value, or while a stop's walk is
+ * still banking (a log's removal stops PMCs without their owner's lock),
+ * with the pending shares of the targets it has not reached.
+ */
+static u64 soft_prof_stopped(struct hwpmc_pmc *pm)
+{
+	unsigned int seq;
+	bool stopping;
+	u64 v;
+
+	do {
+		seq = read_seqcount_begin(&pm->clock_seq);
+		stopping = READ_ONCE(pm->clock_stopping);
+		v = atomic64_read(&pm->value);
+	} while (read_seqcount_retry(&pm->clock_seq, seq));
+	return stopping ? soft_prof_credited_sleep(pm, &stopping) : v;
 }
 
 /*
@@ -1360,14 +1381,13 @@ static void soft_sync(struct hwpmc_pmc *pm)
  */
 static noinline u64 soft_prof_read_value(struct hwpmc_pmc *pm)
 {
-	bool running;
 	s64 floor;
 	u64 v;
 
 	if (!hwpmc_running(pm) && !pm->by_clock)
 		v = atomic64_read(&pm->value);
-	else if (!hwpmc_running(pm))	/* a stop's walk may be banking */
-		v = soft_prof_credited_sleep(pm, &running);
+	else if (!hwpmc_running(pm))
+		v = soft_prof_stopped(pm);
 	else if (!soft_prof_read_self(pm, &v))	/* system scope: no target */
 		v = soft_prof_read(pm);
 	floor = atomic64_read(&pm->read_floor);

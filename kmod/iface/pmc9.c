@@ -312,8 +312,9 @@ EXPORT_SYMBOL_GPL(pmc_counter_isconfigured);
  * banked shares (pm->value holds no pending one), read without a lock
  * (the targets may be as many as the process made children) as one
  * snapshot of clock_seq, which every writer of a by_clock PMC's shares
- * writes; after PMC9_SUM_TRIES overlapped writes (starts, stops, exits),
- * the last try's sum, off by at most what those moved.  RCU held.
+ * writes; the value is loaded after the others, so that a try that a bank
+ * overlapped errs high, never below zero.  After PMC9_SUM_TRIES such
+ * tries (exits, stops) the last one's sum.  RCU held.
  */
 #define PMC9_SUM_TRIES	16
 
@@ -321,17 +322,20 @@ static u64 pmc9_own_and_gone(struct hwpmc_pmc *pm, struct hwpmc_target *own)
 {
 	struct hwpmc_target *pt;
 	unsigned int seq, tries = 0;
-	u64 sum;
+	u64 others, sum;
 
 	do {
 		seq = read_seqcount_begin(&pm->clock_seq);
-		sum = atomic64_read(&pm->value) + hwpmc_target_pending(own);
+		others = 0;
 		list_for_each_entry_rcu(pt, &pm->targets, pm_node)
 			if (pt->pp != own->pp)
-				sum -= atomic64_read(&pt->value);
+				others += atomic64_read(&pt->value);
+		/* Banks add to a target's value first, then to the PMC's. */
+		smp_rmb();
+		sum = atomic64_read(&pm->value) + hwpmc_target_pending(own);
 	} while (read_seqcount_retry(&pm->clock_seq, seq) &&
 		 ++tries < PMC9_SUM_TRIES);
-	return sum;
+	return sum > others ? sum - others : 0;
 }
 
 int pmc_get_counter_value(struct task_struct *l, int ctr, int flags,
